@@ -1,0 +1,63 @@
+"""budgetctx: token-exact, budget-aware context construction with provenance.
+
+>>> import budgetctx
+>>> ctx = budgetctx.build_context("Chest pain. Troponin negative. Discharged home.", budget=6)
+>>> ctx.tokens_used <= 6
+True
+"""
+
+from __future__ import annotations
+
+from budgetctx._errors import (
+    BudgetCtxError,
+    BudgetCtxWarning,
+    DatasetError,
+    InputError,
+    InvalidParameterError,
+    TokenizerError,
+    UnknownComponentError,
+)
+from budgetctx.context import Context, SelectedUnit
+from budgetctx.pipeline import build_context
+from budgetctx.representations import (
+    Representation,
+    UnitFeatures,
+    get_representation,
+    list_representations,
+)
+from budgetctx.selectors import Selection, SelectionProblem, Selector, get_selector, list_selectors
+from budgetctx.tokenizers import Tokenizer, get_tokenizer, list_tokenizers
+from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer, list_unitizers
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BudgetCtxError",
+    "BudgetCtxWarning",
+    "Context",
+    "DatasetError",
+    "InputError",
+    "InvalidParameterError",
+    "Representation",
+    "Segmentation",
+    "SelectedUnit",
+    "Selection",
+    "SelectionProblem",
+    "Selector",
+    "Tokenizer",
+    "TokenizerError",
+    "Unit",
+    "UnitFeatures",
+    "Unitizer",
+    "UnknownComponentError",
+    "__version__",
+    "build_context",
+    "get_representation",
+    "get_selector",
+    "get_tokenizer",
+    "get_unitizer",
+    "list_representations",
+    "list_selectors",
+    "list_tokenizers",
+    "list_unitizers",
+]

@@ -1,0 +1,88 @@
+"""The one exception tree of budgetctx.
+
+::
+
+    BudgetCtxError
+    ├── InvalidParameterError   (also a ValueError)   a bad argument value
+    ├── UnknownComponentError   (also a KeyError)     a registry name that does not exist
+    ├── InputError              (also a ValueError)   the document itself is unusable
+    ├── TokenizerError                                a tokenizer could not be loaded
+    └── DatasetError                                  a dataset is missing or malformed
+
+    BudgetCtxWarning (UserWarning)                     something was degraded, not refused
+
+Every message states the bad value and ends with the fix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "BudgetCtxError",
+    "BudgetCtxWarning",
+    "DatasetError",
+    "InputError",
+    "InvalidParameterError",
+    "TokenizerError",
+    "UnknownComponentError",
+]
+
+
+class BudgetCtxError(Exception):
+    """Base class of every error raised by budgetctx."""
+
+
+class InvalidParameterError(BudgetCtxError, ValueError):
+    """A parameter has a value outside its documented range.
+
+    ``parameter`` and ``value`` are kept so that the CLI and the HTTP service can report them.
+    """
+
+    def __init__(self, message: str, *, parameter: str | None = None, value: Any = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+        self.value = value
+
+
+class UnknownComponentError(BudgetCtxError, KeyError):
+    """A component name (tokenizer, unitizer, representation, selector) is not registered."""
+
+    def __init__(self, kind: str, name: str, available: list[str]) -> None:
+        self.kind = kind
+        self.name = name
+        self.available = available
+        listing = ", ".join(repr(a) for a in available)
+        super().__init__(f"Unknown {kind} {name!r}. Valid {kind}s are: {listing}.")
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return str(self.args[0])
+
+    @property
+    def parameter(self) -> str:
+        return self.kind
+
+    @property
+    def value(self) -> str:
+        return self.name
+
+
+class InputError(BudgetCtxError, ValueError):
+    """The input document cannot be processed (binary, undecodable, ...)."""
+
+    def __init__(self, message: str, *, parameter: str = "text", value: Any = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+        self.value = value
+
+
+class TokenizerError(BudgetCtxError):
+    """A tokenizer could not be built (missing file, missing optional dependency)."""
+
+
+class DatasetError(BudgetCtxError):
+    """A dataset is missing, malformed or cannot be fetched."""
+
+
+class BudgetCtxWarning(UserWarning):
+    """A request was served in a degraded way (for example, a fallback was used)."""

@@ -1,0 +1,77 @@
+"""Name -> component registries.
+
+A registry maps a name to a factory. Factories are called with keyword options, so
+``get_selector("mmr", lambda_=0.5)`` builds a fresh configured instance. Unknown names raise
+:class:`UnknownComponentError`, which lists the valid names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from budgetctx._errors import InvalidParameterError, UnknownComponentError
+
+T = TypeVar("T")
+
+__all__ = ["Registry"]
+
+
+class Registry(Generic[T]):
+    """A small, explicit name -> factory mapping for one kind of component."""
+
+    def __init__(self, kind: str, base: type[Any] | None = None) -> None:
+        self.kind = kind
+        self._base = base
+        self._factories: dict[str, Callable[..., T]] = {}
+        self._aliases: dict[str, str] = {}
+
+    def register(
+        self, name: str, factory: Callable[..., T], *, aliases: tuple[str, ...] = ()
+    ) -> None:
+        key = name.lower()
+        if key in self._factories or key in self._aliases:
+            raise InvalidParameterError(
+                f"A {self.kind} named {name!r} is already registered; pick another name.",
+                parameter="name",
+                value=name,
+            )
+        self._factories[key] = factory
+        for alias in aliases:
+            self._aliases[alias.lower()] = key
+
+    def names(self) -> list[str]:
+        return sorted(self._factories)
+
+    def canonical(self, name: str) -> str:
+        key = name.lower()
+        key = self._aliases.get(key, key)
+        if key not in self._factories:
+            raise UnknownComponentError(self.kind, name, self.names())
+        return key
+
+    def create(self, name: str, **options: Any) -> T:
+        factory = self._factories[self.canonical(name)]
+        try:
+            return factory(**options)
+        except TypeError as exc:
+            # A wrong keyword is a user error, not a crash: say which options exist.
+            raise InvalidParameterError(
+                f"Bad options for {self.kind} {name!r}: {exc}. "
+                f"See help(budgetctx.get_{self.kind}) for the accepted options.",
+                parameter=self.kind,
+                value=name,
+            ) from exc
+
+    def resolve(self, spec: str | T, **options: Any) -> T:
+        """Accept a name or an instance; names are built with ``options``."""
+        if isinstance(spec, str):
+            return self.create(spec, **options)
+        if options:
+            raise InvalidParameterError(
+                f"Options {sorted(options)} were given with a {self.kind} instance; "
+                f"configure the instance itself, or pass its name instead.",
+                parameter=f"{self.kind}_options",
+                value=sorted(options),
+            )
+        return spec

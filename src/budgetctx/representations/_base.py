@@ -1,0 +1,72 @@
+"""The Representation protocol and registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from scipy import sparse
+
+from budgetctx._registry import Registry
+
+__all__ = [
+    "Encoded",
+    "Matrix",
+    "Representation",
+    "get_representation",
+    "list_representations",
+    "register_representation",
+]
+
+#: Row-per-unit feature matrix: sparse (TF-IDF) or dense (embeddings).
+Matrix = sparse.csr_matrix | np.ndarray
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Unit features with L2-normalised rows, and the query encoded the same way.
+
+    ``query`` is None when no query was given; it is an all-zero row when the query shares
+    nothing with the document's vocabulary.
+    """
+
+    X: Matrix
+    query: Matrix | None = None
+
+
+@runtime_checkable
+class Representation(Protocol):
+    """Encodes unit texts (and a query) as L2-normalised feature rows."""
+
+    @property
+    def name(self) -> str: ...
+
+    def params(self) -> dict[str, Any]: ...
+
+    def encode(self, texts: Sequence[str], *, query: str | None = None) -> Encoded: ...
+
+
+_REGISTRY: Registry[Representation] = Registry("representation")
+
+
+def register_representation(
+    name: str, factory: Callable[..., Representation], *, aliases: tuple[str, ...] = ()
+) -> None:
+    """Register a representation factory under ``name``."""
+    _REGISTRY.register(name, factory, aliases=aliases)
+
+
+def list_representations() -> list[str]:
+    """Names accepted by :func:`get_representation`."""
+    return _REGISTRY.names()
+
+
+def get_representation(spec: str | Representation, **options: Any) -> Representation:
+    """Return a representation from its name (built with ``options``) or an instance.
+
+    >>> get_representation("tfidf").name
+    'tfidf'
+    """
+    return _REGISTRY.resolve(spec, **options)

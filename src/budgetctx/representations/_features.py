@@ -1,0 +1,283 @@
+"""Unit features for selection: relevance scores and similarity kernels.
+
+Two kernels are derived from the L2-normalised feature rows X:
+
+* the *coverage* similarity ``k(i, j) = max(0, <x_i, x_j>)`` (non-negative, for facility
+  location, MMR redundancy and graphs), and
+* the *Gram* kernel ``G = X X^T`` (positive semidefinite by construction, for log-det).
+
+Up to ``DENSE_LIMIT`` units the Gram matrix is held densely (float32, at most 64 MiB). Past it,
+budgetctx never builds an n x n matrix: coverage uses the ``top_k`` nearest neighbours of each
+unit (a sparse, symmetric, still non-negative kernel, so facility location stays monotone
+submodular), while MMR redundancy and log-det compute exact similarities from X on demand.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import sparse
+
+from budgetctx._errors import BudgetCtxWarning, InvalidParameterError
+from budgetctx.representations._base import Encoded, Matrix
+
+__all__ = [
+    "DENSE_LIMIT",
+    "DenseKernel",
+    "Kernel",
+    "SparseKernel",
+    "UnitFeatures",
+    "build_features",
+    "psd_project",
+]
+
+DENSE_LIMIT = 4096
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+
+class Kernel:
+    """Similarities between units. Subclasses: :class:`DenseKernel`, :class:`SparseKernel`."""
+
+    n: int
+
+    def column(self, j: int) -> FloatArray:
+        """Exact non-negative similarity of every unit to unit ``j``."""
+        raise NotImplementedError
+
+    def coverage_column(self, j: int) -> tuple[IntArray | None, FloatArray]:
+        """``(rows, values)`` of the coverage kernel's column ``j``; rows None means all."""
+        raise NotImplementedError
+
+    def coverage_sums(self) -> FloatArray:
+        """Column sums of the coverage kernel: the facility-location value of each singleton."""
+        raise NotImplementedError
+
+    def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
+        """PSD kernel entries ``G[rows, j]``."""
+        raise NotImplementedError
+
+    def gram_diag(self) -> FloatArray:
+        raise NotImplementedError
+
+    def pairs_above(self, threshold: float) -> sparse.coo_matrix:
+        """Coverage similarities ``>= threshold`` off the diagonal, as a sparse matrix."""
+        raise NotImplementedError
+
+
+class DenseKernel(Kernel):
+    """A dense PSD kernel ``G``; coverage uses ``max(G, 0)``."""
+
+    def __init__(self, G: NDArray[np.floating]) -> None:
+        self.G = np.ascontiguousarray(G, dtype=np.float32)
+        self.n = self.G.shape[0]
+        self._cov_sums: FloatArray | None = None
+
+    def column(self, j: int) -> FloatArray:
+        return np.maximum(self.G[:, j], 0.0).astype(np.float64)
+
+    def coverage_column(self, j: int) -> tuple[IntArray | None, FloatArray]:
+        return None, self.column(j)
+
+    def coverage_sums(self) -> FloatArray:
+        if self._cov_sums is None:
+            self._cov_sums = np.maximum(self.G, 0.0).sum(axis=0, dtype=np.float64)
+        return self._cov_sums
+
+    def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
+        return self.G[np.asarray(rows, dtype=np.int64), j].astype(np.float64)
+
+    def gram_diag(self) -> FloatArray:
+        return np.diag(self.G).astype(np.float64)
+
+    def pairs_above(self, threshold: float) -> sparse.coo_matrix:
+        mask = self.G >= threshold
+        np.fill_diagonal(mask, False)
+        r, c = np.nonzero(mask)
+        return sparse.coo_matrix((self.G[r, c].astype(np.float64), (r, c)), shape=(self.n, self.n))
+
+
+class SparseKernel(Kernel):
+    """Exact similarities from X on demand; a top-k neighbour graph for coverage."""
+
+    def __init__(self, X: Matrix, *, top_k: int = 32, block: int = 256) -> None:
+        self.X = X
+        self.n = X.shape[0]
+        self.top_k = top_k
+        self.S = _top_k_graph(X, top_k, block).tocsc()
+        self._cov_sums = np.asarray(self.S.sum(axis=0), dtype=np.float64).ravel()
+
+    def _dot(self, rows: IntArray | slice, j: int) -> FloatArray:
+        xj = self.X[j]
+        out = self.X[rows] @ (xj.T if sparse.issparse(xj) else xj)
+        if sparse.issparse(out):
+            out = out.toarray()
+        return np.asarray(out, dtype=np.float64).ravel()
+
+    def column(self, j: int) -> FloatArray:
+        return np.maximum(self._dot(slice(None), j), 0.0)
+
+    def coverage_column(self, j: int) -> tuple[IntArray | None, FloatArray]:
+        start, end = self.S.indptr[j], self.S.indptr[j + 1]
+        return self.S.indices[start:end].astype(np.int64), self.S.data[start:end]
+
+    def coverage_sums(self) -> FloatArray:
+        return self._cov_sums
+
+    def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
+        return self._dot(np.asarray(rows, dtype=np.int64), j)
+
+    def gram_diag(self) -> FloatArray:
+        X = self.X
+        sq = X.multiply(X).sum(axis=1) if sparse.issparse(X) else np.einsum("ij,ij->i", X, X)
+        return np.asarray(sq, dtype=np.float64).ravel()
+
+    def pairs_above(self, threshold: float) -> sparse.coo_matrix:
+        S = self.S.tocoo()
+        keep = (S.data >= threshold) & (S.row != S.col)
+        return sparse.coo_matrix((S.data[keep], (S.row[keep], S.col[keep])), shape=S.shape)
+
+
+def _top_k_graph(X: Matrix, k: int, block: int) -> sparse.csr_matrix:
+    """Symmetric non-negative k-nearest-neighbour similarity graph (self-loops kept), built a
+    block of rows at a time so memory stays at ``block * n`` floats."""
+    n = X.shape[0]
+    k = min(k + 1, n)  # +1: a unit is its own nearest neighbour
+    XT = X.T.tocsc() if sparse.issparse(X) else X.T
+    rows, cols, vals = [], [], []
+    for b in range(0, n, block):
+        P = X[b : b + block] @ XT
+        P = P.toarray() if sparse.issparse(P) else np.asarray(P)
+        P = P.astype(np.float32, copy=False)
+        np.maximum(P, 0.0, out=P)
+        idx = np.argpartition(-P, kth=k - 1, axis=1)[:, :k]
+        v = np.take_along_axis(P, idx, axis=1)
+        keep = v > 0
+        r = np.repeat(np.arange(b, b + P.shape[0]), k).reshape(P.shape[0], k)
+        rows.append(r[keep])
+        cols.append(idx[keep])
+        vals.append(v[keep])
+    S = sparse.csr_matrix(
+        (np.concatenate(vals).astype(np.float64), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(n, n),
+    )
+    return S.maximum(S.T).tocsr()
+
+
+def psd_project(K: NDArray[np.floating], *, jitter: float = 1e-8) -> FloatArray:
+    """Nearest PSD matrix by symmetrisation and eigenvalue clipping (paper, Appendix C).
+
+    >>> psd_project(np.array([[1.0, 2.0], [2.0, 1.0]])).round(3).tolist()
+    [[1.5, 1.5], [1.5, 1.5]]
+    """
+    K = np.asarray(K, dtype=np.float64)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise InvalidParameterError(
+            f"A kernel must be a square matrix, got shape {K.shape}; pass an n x n array.",
+            parameter="kernel",
+            value=K.shape,
+        )
+    S = 0.5 * (K + K.T)
+    w, V = np.linalg.eigh(S)
+    w = np.clip(w, 0.0, None)
+    out: FloatArray = (V * w) @ V.T
+    out[np.diag_indices_from(out)] += jitter
+    return out
+
+
+@dataclass(frozen=True)
+class UnitFeatures:
+    """What selectors see about the units: relevance ``r_i >= 0`` and similarities."""
+
+    relevance: FloatArray
+    kernel: Kernel
+    #: "query", "centroid", or "centroid (query matched no unit)".
+    relevance_source: str
+    X: Matrix | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.relevance.shape[0])
+
+    @classmethod
+    def from_kernel(
+        cls, kernel: NDArray[np.floating], relevance: Sequence[float] | FloatArray
+    ) -> UnitFeatures:
+        """Features from a user-supplied similarity matrix, projected to PSD (Appendix C)."""
+        r = np.clip(np.asarray(relevance, dtype=np.float64), 0.0, None)
+        K = psd_project(kernel)
+        if K.shape[0] != r.shape[0]:
+            raise InvalidParameterError(
+                f"kernel is {K.shape[0]}x{K.shape[0]} but relevance has {r.shape[0]} entries; "
+                "give one relevance score per kernel row.",
+                parameter="relevance",
+                value=r.shape[0],
+            )
+        return cls(relevance=r, kernel=DenseKernel(K), relevance_source="given")
+
+
+def _row_dot(X: Matrix, v: Matrix) -> FloatArray:
+    out = X @ (v.T if sparse.issparse(v) else np.asarray(v).ravel())
+    if sparse.issparse(out):
+        out = out.toarray()
+    return np.asarray(out, dtype=np.float64).ravel()
+
+
+def build_features(
+    encoded: Encoded,
+    *,
+    sections: Sequence[str | None] | None = None,
+    section_weights: Mapping[str, float] | None = None,
+    dense_limit: int = DENSE_LIMIT,
+    top_k: int = 32,
+) -> UnitFeatures:
+    """Relevance to the query (or, without one, to the document centroid) and kernels."""
+    X = encoded.X
+    n = X.shape[0]
+    source = "centroid"
+    r: FloatArray | None = None
+    if encoded.query is not None:
+        q = encoded.query
+        qnorm = float(np.sqrt(q.multiply(q).sum())) if sparse.issparse(q) else float(np.linalg.norm(q))
+        if qnorm > 0:
+            r = _row_dot(X, q) / qnorm
+            source = "query"
+            if not np.any(r > 0):
+                r = None
+        if r is None:
+            source = "centroid (query matched no unit)"
+            warnings.warn(
+                "The query shares no terms with the document, so relevance falls back to the "
+                "document centroid. Rephrase the query with the document's wording, or use "
+                "representation='embeddings'.",
+                BudgetCtxWarning,
+                stacklevel=3,
+            )
+    if r is None:
+        centroid = np.asarray(X.mean(axis=0)).ravel() if n else np.zeros(0)
+        norm = float(np.linalg.norm(centroid))
+        r = _row_dot(X, centroid) / norm if norm > 0 else np.zeros(n)
+    r = np.clip(r, 0.0, None)
+    if section_weights:
+        weights = {k.strip().upper(): float(v) for k, v in section_weights.items()}
+        bad = {k: v for k, v in weights.items() if v < 0}
+        if bad:
+            raise InvalidParameterError(
+                f"section_weights must be >= 0, got {bad}; use 0 to ignore a section.",
+                parameter="section_weights",
+                value=bad,
+            )
+        labels = sections or [None] * n
+        r = r * np.array([weights.get(s, 1.0) if s else 1.0 for s in labels])
+    kernel: Kernel
+    if n <= dense_limit:
+        G = X @ X.T
+        G = G.toarray() if sparse.issparse(G) else np.asarray(G)
+        kernel = DenseKernel(G)
+    else:
+        kernel = SparseKernel(X, top_k=top_k)
+    return UnitFeatures(relevance=r, kernel=kernel, relevance_source=source, X=X)

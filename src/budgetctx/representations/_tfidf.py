@@ -1,0 +1,81 @@
+"""TF-IDF unit features (the default representation)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from budgetctx.representations._base import Encoded
+
+__all__ = ["TfidfRepresentation"]
+
+# Keeps clinical tokens whole: "b.i.d", "4.1", "120/80", "x-ray", "IL-6".
+_TOKEN_PATTERN = r"(?u)\b\w+(?:[./\-']\w+)*\b"
+
+
+@dataclass
+class TfidfRepresentation:
+    """Sublinear TF-IDF with English stop words removed, L2-normalised rows.
+
+    By default IDF is fitted on the document's own units. Call :meth:`fit` with a corpus (for
+    example, the training notes of a dataset) to fix the vocabulary and IDF instead.
+
+    >>> enc = TfidfRepresentation().encode(["chest pain", "pain resolved"], query="pain")
+    >>> enc.X.shape
+    (2, 3)
+    """
+
+    stop_words: str | None = "english"
+    sublinear_tf: bool = True
+    ngram_range: tuple[int, int] = (1, 1)
+    vectorizer_: TfidfVectorizer | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        return "tfidf"
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "stop_words": self.stop_words,
+            "sublinear_tf": self.sublinear_tf,
+            "ngram_range": list(self.ngram_range),
+            "fitted_on_corpus": self.vectorizer_ is not None,
+        }
+
+    def _new(self) -> TfidfVectorizer:
+        return TfidfVectorizer(
+            stop_words=self.stop_words,
+            sublinear_tf=self.sublinear_tf,
+            ngram_range=self.ngram_range,
+            token_pattern=_TOKEN_PATTERN,
+            dtype=np.float64,
+        )
+
+    def fit(self, corpus: Sequence[str]) -> TfidfRepresentation:
+        """Fit vocabulary and IDF on ``corpus``; later documents reuse them."""
+        self.vectorizer_ = self._new().fit(list(corpus))
+        return self
+
+    def encode(self, texts: Sequence[str], *, query: str | None = None) -> Encoded:
+        n = len(texts)
+        if n == 0:
+            return Encoded(sparse.csr_matrix((0, 0)), None)
+        try:
+            if self.vectorizer_ is not None:
+                vec = self.vectorizer_
+                X = vec.transform(list(texts))
+            else:
+                vec = self._new()
+                X = vec.fit_transform(list(texts))
+        except ValueError:
+            # Only stop words / no word characters: every unit is equally (un)informative.
+            ones = sparse.csr_matrix(np.ones((n, 1)))
+            q = sparse.csr_matrix(np.zeros((1, 1))) if query is not None else None
+            return Encoded(ones, q)
+        q_vec = vec.transform([query]) if query is not None else None
+        return Encoded(sparse.csr_matrix(X), q_vec)

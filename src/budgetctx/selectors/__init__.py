@@ -1,0 +1,53 @@
+"""Selectors: choose a budget-feasible subset of units.
+
+>>> from budgetctx.selectors import get_selector, list_selectors
+>>> get_selector("rcd").name
+'rcd'
+"""
+
+from __future__ import annotations
+
+from budgetctx.selectors._base import (
+    BudgetTracker,
+    Selection,
+    SelectionProblem,
+    Selector,
+    get_selector,
+    list_selectors,
+    register_selector,
+)
+from budgetctx.selectors._graphcluster import GraphClusterSelector
+from budgetctx.selectors._greedy import lazy_greedy, naive_greedy
+from budgetctx.selectors._hierarchical import HierarchicalSelector
+from budgetctx.selectors._mmr import MMRSelector
+from budgetctx.selectors._positional import LeadSelector, ShuffledSelector, SlidingSelector
+from budgetctx.selectors._submodular import FacilitySelector, RCDSelector
+
+register_selector("lead", LeadSelector)
+register_selector("shuffled", ShuffledSelector, aliases=("random", "shuffle"))
+register_selector("sliding", SlidingSelector)
+register_selector("hierarchical", HierarchicalSelector, aliases=("hier",))
+register_selector("graphcluster", GraphClusterSelector, aliases=("gsc", "graph"))
+register_selector("mmr", MMRSelector)
+register_selector("facility", FacilitySelector, aliases=("facility_location",))
+register_selector("rcd", RCDSelector)
+
+__all__ = [
+    "BudgetTracker",
+    "FacilitySelector",
+    "GraphClusterSelector",
+    "HierarchicalSelector",
+    "LeadSelector",
+    "MMRSelector",
+    "RCDSelector",
+    "Selection",
+    "SelectionProblem",
+    "Selector",
+    "ShuffledSelector",
+    "SlidingSelector",
+    "get_selector",
+    "lazy_greedy",
+    "list_selectors",
+    "naive_greedy",
+    "register_selector",
+]

@@ -1,0 +1,127 @@
+"""Lead, Shuffled and Sliding selectors (paper 3.4, baselines)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
+
+__all__ = ["LeadSelector", "ShuffledSelector", "SlidingSelector"]
+
+
+def _take(problem: SelectionProblem, candidates: np.ndarray, *, fill: bool) -> Selection:
+    tracker = problem.tracker()
+    r = problem.relevance
+    if fill:
+        order, gains, overflow = greedy_fill(tracker, candidates, r[candidates].tolist())
+        return Selection(tuple(order), tuple(gains), overflow)
+    order_l: list[int] = []
+    overflow = None
+    for e in candidates:
+        e = int(e)
+        if not tracker.fits(e):
+            overflow = e
+            break
+        tracker.add(e)
+        order_l.append(e)
+    return Selection(tuple(order_l), tuple(float(r[e]) for e in order_l), overflow)
+
+
+@dataclass(frozen=True)
+class LeadSelector:
+    """Units from the start of the document until the next one does not fit.
+
+    With ``fill=True`` it skips a unit that does not fit and keeps going with later, smaller
+    ones, which uses more of the budget but is no longer a pure prefix.
+
+    >>> LeadSelector().name
+    'lead'
+    """
+
+    fill: bool = False
+
+    @property
+    def name(self) -> str:
+        return "lead"
+
+    def params(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def select(self, problem: SelectionProblem) -> Selection:
+        return _take(problem, np.arange(problem.n), fill=self.fill)
+
+
+@dataclass(frozen=True)
+class ShuffledSelector:
+    """Lead over a seeded random permutation: the control that removes position.
+
+    >>> ShuffledSelector(seed=3).params()
+    {'seed': 3, 'fill': False}
+    """
+
+    seed: int = 0
+    fill: bool = False
+
+    @property
+    def name(self) -> str:
+        return "shuffled"
+
+    def params(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def select(self, problem: SelectionProblem) -> Selection:
+        perm = np.random.default_rng(self.seed).permutation(problem.n)
+        return _take(problem, perm, fill=self.fill)
+
+
+@dataclass(frozen=True)
+class SlidingSelector:
+    """The contiguous run of units with the largest total relevance that fits the budget.
+
+    Two pointers over units in document order: linear time. Overlapping windows are costed
+    by the union of their sentences. Ties go to the earliest run.
+
+    >>> SlidingSelector().name
+    'sliding'
+    """
+
+    @property
+    def name(self) -> str:
+        return "sliding"
+
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    def select(self, problem: SelectionProblem) -> Selection:
+        n = problem.n
+        r = problem.relevance
+        seg_cost = problem.segment_costs
+        cover = np.zeros(len(seg_cost), dtype=np.int64)
+        cost = 0
+        total = 0.0
+        best = (-1.0, 0, 0)  # (score, left, right exclusive)
+        left = 0
+        for right in range(n):
+            for s in problem.unit_segments[right]:
+                if cover[s] == 0:
+                    cost += int(seg_cost[s])
+                cover[s] += 1
+            total += float(r[right])
+            while cost > problem.capacity and left <= right:
+                for s in problem.unit_segments[left]:
+                    cover[s] -= 1
+                    if cover[s] == 0:
+                        cost -= int(seg_cost[s])
+                total -= float(r[left])
+                left += 1
+            if left <= right and total > best[0] + 1e-12:
+                best = (total, left, right + 1)
+        _, lo, hi = best
+        order = tuple(range(lo, hi))
+        overflow = hi if hi < n and order else None
+        if not order and n:
+            overflow = int(np.argmax(r))
+        return Selection(order, tuple(float(r[e]) for e in order), overflow)

