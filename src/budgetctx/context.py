@@ -76,9 +76,7 @@ class Context:
         """A JSON-ready dict (spans become lists)."""
         out = asdict(self)
         out["tokens_saved"] = self.tokens_saved
-        out["units"] = [
-            {**asdict(u), "spans": [list(s) for s in u.spans]} for u in self.units
-        ]
+        out["units"] = [{**asdict(u), "spans": [list(s) for s in u.spans]} for u in self.units]
         out["excluded"] = list(self.excluded)
         out["notes"] = list(self.notes)
         return out

@@ -87,7 +87,7 @@ def build_context(
     ``budget``. Relevance is measured against ``query`` when given, else the document
     centroid; nothing here ever sees a reference summary.
 
-    >>> ctx = build_context("CHIEF COMPLAINT: Chest pain. Troponin negative x2.", budget=8,
+    >>> ctx = build_context("CHIEF COMPLAINT: Chest pain. Troponin negative x2.", budget=9,
     ...                     selector="lead")
     >>> ctx.text
     'CHIEF COMPLAINT: Chest pain.'
@@ -179,9 +179,7 @@ def build_context(
 
     if doc_tokens <= budget:
         # Nothing to cut: send the document verbatim, every unit kept.
-        kept = [
-            _selected(seg, u.id, seg_costs, relevance, 0.0, rank=u.id) for u in seg.units
-        ]
+        kept = [_selected(seg, u.id, seg_costs, relevance, 0.0, rank=u.id) for u in seg.units]
         timings["total"] = ms(t_start)
         return Context(
             text=text,
@@ -211,13 +209,13 @@ def build_context(
     t = time.perf_counter()
     notes: list[str] = []
     chosen = list(selection.order)
-    rendered, pieces = _render(seg, chosen, None, separator, order)
+    rendered, _ = _render(seg, chosen, None, separator, order)
     used = tok.count(rendered)
     while used > budget and chosen:
         # BPE is not additive across joins: drop the selector's lowest-priority unit.
         dropped = chosen.pop()
         notes.append(f"dropped unit {dropped}: the joined text exceeded the budget")
-        rendered, pieces = _render(seg, chosen, None, separator, order)
+        rendered, _pieces = _render(seg, chosen, None, separator, order)
         used = tok.count(rendered)
 
     truncated: tuple[int, int] | None = None  # (unit id, characters kept)
@@ -239,7 +237,13 @@ def build_context(
         if truncated is not None and uid == truncated[0]:
             kept.append(
                 _selected(
-                    seg, uid, seg_costs, relevance, 0.0, rank=len(chosen), keep_chars=truncated[1],
+                    seg,
+                    uid,
+                    seg_costs,
+                    relevance,
+                    0.0,
+                    rank=len(chosen),
+                    keep_chars=truncated[1],
                     separator=separator,
                 )
             )
@@ -286,9 +290,7 @@ def _render(
     for rank, u in enumerate(chosen):
         for s in seg.units[u].segments:
             first_rank.setdefault(s, rank)
-    pieces = [
-        (first_rank[s], seg.segments[s].start, seg.segments[s].end) for s in first_rank
-    ]
+    pieces = [(first_rank[s], seg.segments[s].start, seg.segments[s].end) for s in first_rank]
     if partial is not None:
         rank, spans = partial
         pieces += [(rank, a, b) for a, b in spans]

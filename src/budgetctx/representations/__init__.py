@@ -3,7 +3,7 @@
 >>> from budgetctx.representations import get_representation, build_features
 >>> enc = get_representation("tfidf").encode(["chest pain", "pain resolved", "diet"])
 >>> build_features(enc).relevance.round(2).tolist()
-[0.82, 0.82, 0.0]
+[0.71, 0.71, 0.52]
 """
 
 from __future__ import annotations

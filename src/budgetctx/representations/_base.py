@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
-
-import numpy as np
-from scipy import sparse
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from budgetctx._registry import Registry
 
@@ -20,8 +17,9 @@ __all__ = [
     "register_representation",
 ]
 
-#: Row-per-unit feature matrix: sparse (TF-IDF) or dense (embeddings).
-Matrix = sparse.csr_matrix | np.ndarray
+#: Row-per-unit feature matrix: a scipy.sparse CSR matrix (TF-IDF) or a dense ndarray
+#: (embeddings). scipy ships no type information, so this is Any to the type checker.
+Matrix: TypeAlias = Any
 
 
 @dataclass(frozen=True)

@@ -85,17 +85,19 @@ class DenseKernel(Kernel):
 
     def coverage_sums(self) -> FloatArray:
         if self._cov_sums is None:
-            self._cov_sums = np.maximum(self.G, 0.0).sum(axis=0, dtype=np.float64)
+            sums: FloatArray = np.maximum(self.G, 0.0).sum(axis=0, dtype=np.float64)
+            self._cov_sums = sums
         return self._cov_sums
 
     def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
-        return self.G[np.asarray(rows, dtype=np.int64), j].astype(np.float64)
+        out: FloatArray = self.G[np.asarray(rows, dtype=np.int64), j].astype(np.float64)
+        return out
 
     def gram_diag(self) -> FloatArray:
         return np.diag(self.G).astype(np.float64)
 
     def pairs_above(self, threshold: float) -> sparse.coo_matrix:
-        mask = self.G >= threshold
+        mask = threshold <= self.G
         np.fill_diagonal(mask, False)
         r, c = np.nonzero(mask)
         return sparse.coo_matrix((self.G[r, c].astype(np.float64), (r, c)), shape=(self.n, self.n))
@@ -242,7 +244,9 @@ def build_features(
     r: FloatArray | None = None
     if encoded.query is not None:
         q = encoded.query
-        qnorm = float(np.sqrt(q.multiply(q).sum())) if sparse.issparse(q) else float(np.linalg.norm(q))
+        qnorm = (
+            float(np.sqrt(q.multiply(q).sum())) if sparse.issparse(q) else float(np.linalg.norm(q))
+        )
         if qnorm > 0:
             r = _row_dot(X, q) / qnorm
             source = "query"

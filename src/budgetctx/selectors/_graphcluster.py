@@ -70,9 +70,7 @@ class GraphClusterSelector:
                     order.append(e)
                     gains.append(float(r[e]))
             carry = share - spent
-        rest, rest_gains, overflow = greedy_fill(
-            tracker, np.argsort(-r, kind="stable"), None
-        )
+        rest, rest_gains, overflow = greedy_fill(tracker, np.argsort(-r, kind="stable"), None)
         order += rest
         gains += [float(r[e]) for e in rest]
         del rest_gains

@@ -2,7 +2,7 @@
 
 >>> from budgetctx.tokenizers import get_tokenizer
 >>> get_tokenizer("o200k_base").count("Aspirin 81 mg p.o. daily.")
-9
+11
 """
 
 from __future__ import annotations

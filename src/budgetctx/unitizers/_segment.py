@@ -39,41 +39,146 @@ class Segment:
 # --- header vocabulary -------------------------------------------------------------------------
 # Clinical note sections (MIMIC, MTSamples, H&P templates) and generic report/abstract sections.
 _KNOWN_HEADERS = {
-    "chief complaint", "reason for admission", "reason for visit", "reason for consultation",
-    "history of present illness", "hpi", "history", "past medical history", "pmh",
-    "past surgical history", "psh", "social history", "family history", "medications",
-    "current medications", "home medications", "medications on admission",
-    "admission medications", "allergies", "review of systems", "ros", "physical examination",
-    "physical exam", "exam", "vital signs", "vitals", "laboratory data", "laboratory",
-    "laboratory studies", "labs", "pertinent results", "imaging", "radiology", "studies",
-    "hospital course", "brief hospital course", "clinical course", "course in the hospital",
-    "history and hospital course", "hospital course by problem", "assessment and plan",
-    "assessment/plan", "assessment", "plan", "impression", "impression and plan",
-    "diagnosis", "diagnoses", "admission diagnosis", "admission diagnoses", "admitting diagnosis",
-    "discharge diagnosis", "discharge diagnoses", "final diagnosis", "final diagnoses",
-    "principal diagnosis", "secondary diagnoses", "procedures", "procedures performed",
-    "operations", "consultations", "consults", "discharge medications", "discharge instructions",
-    "discharge disposition", "disposition", "discharge condition", "condition on discharge",
-    "condition at discharge", "follow-up", "followup", "follow up", "followup instructions",
-    "follow-up instructions", "date of admission", "date of discharge", "admission date",
-    "discharge date", "attending", "service", "code status", "diet", "activity",
-    "major surgical or invasive procedure", "recommendations", "problem list",
+    "chief complaint",
+    "reason for admission",
+    "reason for visit",
+    "reason for consultation",
+    "history of present illness",
+    "hpi",
+    "history",
+    "past medical history",
+    "pmh",
+    "past surgical history",
+    "psh",
+    "social history",
+    "family history",
+    "medications",
+    "current medications",
+    "home medications",
+    "medications on admission",
+    "admission medications",
+    "allergies",
+    "review of systems",
+    "ros",
+    "physical examination",
+    "physical exam",
+    "exam",
+    "vital signs",
+    "vitals",
+    "laboratory data",
+    "laboratory",
+    "laboratory studies",
+    "labs",
+    "pertinent results",
+    "imaging",
+    "radiology",
+    "studies",
+    "hospital course",
+    "brief hospital course",
+    "clinical course",
+    "course in the hospital",
+    "history and hospital course",
+    "hospital course by problem",
+    "assessment and plan",
+    "assessment/plan",
+    "assessment",
+    "plan",
+    "impression",
+    "impression and plan",
+    "diagnosis",
+    "diagnoses",
+    "admission diagnosis",
+    "admission diagnoses",
+    "admitting diagnosis",
+    "discharge diagnosis",
+    "discharge diagnoses",
+    "final diagnosis",
+    "final diagnoses",
+    "principal diagnosis",
+    "secondary diagnoses",
+    "procedures",
+    "procedures performed",
+    "operations",
+    "consultations",
+    "consults",
+    "discharge medications",
+    "discharge instructions",
+    "discharge disposition",
+    "disposition",
+    "discharge condition",
+    "condition on discharge",
+    "condition at discharge",
+    "follow-up",
+    "followup",
+    "follow up",
+    "followup instructions",
+    "follow-up instructions",
+    "date of admission",
+    "date of discharge",
+    "admission date",
+    "discharge date",
+    "attending",
+    "service",
+    "code status",
+    "diet",
+    "activity",
+    "major surgical or invasive procedure",
+    "recommendations",
+    "problem list",
     # abstracts, reports, reviews
-    "abstract", "background", "introduction", "objective", "objectives", "aim", "aims",
-    "purpose", "methods", "method", "materials and methods", "design", "setting",
-    "participants", "interventions", "main outcome measures", "results", "main results",
-    "findings", "discussion", "conclusion", "conclusions", "authors' conclusions",
-    "summary", "search methods", "selection criteria", "data collection and analysis",
-    "rationale", "eligibility criteria", "outcomes", "risk of bias", "synthesis methods",
-    "included studies", "synthesis of results", "limitations", "funding", "registration",
-    "key points", "context", "importance", "evidence acquisition", "evidence synthesis",
-    "recommendation", "references", "acknowledgements", "acknowledgments",
+    "abstract",
+    "background",
+    "introduction",
+    "objective",
+    "objectives",
+    "aim",
+    "aims",
+    "purpose",
+    "methods",
+    "method",
+    "materials and methods",
+    "design",
+    "setting",
+    "participants",
+    "interventions",
+    "main outcome measures",
+    "results",
+    "main results",
+    "findings",
+    "discussion",
+    "conclusion",
+    "conclusions",
+    "authors' conclusions",
+    "summary",
+    "search methods",
+    "selection criteria",
+    "data collection and analysis",
+    "rationale",
+    "eligibility criteria",
+    "outcomes",
+    "risk of bias",
+    "synthesis methods",
+    "included studies",
+    "synthesis of results",
+    "limitations",
+    "funding",
+    "registration",
+    "key points",
+    "context",
+    "importance",
+    "evidence acquisition",
+    "evidence synthesis",
+    "recommendation",
+    "references",
+    "acknowledgements",
+    "acknowledgments",
 }
 
 _MD_HEADER = re.compile(r"#{1,6}[ \t]+(?P<name>\S.*?)[ \t#]*")
 # ALL-CAPS header text: capitals, spaces and a little punctuation, at least one 3-letter word.
 _CAPS_HEADER = re.compile(r"(?=.*[A-Z]{3})[A-Z][A-Z0-9 /&,'()\-]{1,78}")
-_TITLE_HEADER = re.compile(r"(?:[A-Z][\w'/\-]*|and|of|or|the|in|on|for|to|&)(?: (?:[A-Z][\w'/\-]*|and|of|or|the|in|on|for|to|&)){0,6}")
+_TITLE_WORD = r"(?:[A-Z][\w'/\-]*|and|of|or|the|in|on|for|to|&)"
+_TITLE_HEADER = re.compile(rf"{_TITLE_WORD}(?: {_TITLE_WORD}){{0,6}}")
 # "HEADER: body" or "Known header: body" at the start of a line.
 _INLINE_HEADER = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9 /&,'()\-]{1,60}?)[ \t]*:[ \t]+(?=\S)")
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*•·▪◦‣–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)](?=[ \t]))[ \t]+")
@@ -86,6 +191,8 @@ _CONTINUATION_END = re.compile(r"(?:[,(/&\-]|\b(?:and|or|of|the|to|with|in|for|a
 _TITLE_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|Drs)\.$")
 # A list marker stranded at the end of a sentence: "DISCHARGE MEDICATIONS: 1.", "b.i.d. 2."
 _TRAILING_MARKER = re.compile(r"(?<=[:.;])\s+\(?\d{1,3}[.)]$")
+# blingfire reads "Dr. Lee. Troponin ..." as one sentence (the name looks like an initial).
+_NAME_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.\s+[A-Z][\w'\-]+\.(?=\s+[A-Z])")
 _ABBREV_END = re.compile(
     r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|vs|approx|pt|pts|hx|sx|dx|tx|rx|no|No|fig|Fig|ca|mg|mL|ml|"
     r"e\.g|i\.e|p\.o|b\.i\.d|t\.i\.d|q\.i\.d|q\.h\.s|q\.d|q\.o\.d|p\.r\.n|y\.o|a\.m|p\.m|"
@@ -182,9 +289,7 @@ def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
         nonlocal block, block_kind, block_heading
         if block:
             start, end = block[0].start, block[-1].end
-            segments.extend(
-                _split_block(text, start, end, block_kind, block_heading, max_words)
-            )
+            segments.extend(_split_block(text, start, end, block_kind, block_heading, max_words))
         block, block_kind, block_heading = [], "sentence", None
 
     for line in _lines(text):
@@ -214,7 +319,16 @@ def _split_block(
 ) -> list[Segment]:
     chunk = text[start:end]
     _, offsets = blingfire.text_to_sentences_and_offsets(chunk)
-    spans = [(a, b) for a, b in offsets if chunk[a:b].strip()]
+    spans = []
+    for a, b in offsets:
+        if not chunk[a:b].strip():
+            continue
+        for m in _NAME_END.finditer(chunk, a, b):
+            cut = m.end()
+            if chunk[a:cut].strip() and chunk[cut:b].strip():
+                spans.append((a, cut))
+                a = cut + len(chunk[cut:b]) - len(chunk[cut:b].lstrip())
+        spans.append((a, b))
     if not spans:
         spans = [(0, len(chunk))]
     spans = _repair_spans(chunk, spans)
@@ -243,7 +357,8 @@ def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
             # move the marker to the item it numbers
             pa, _ = merged[-1]
             merged[-1] = (pa, m.start())
-            a = m.start() + len(m.group()) - len(m.group().lstrip())
+            merged.append((m.start() + len(m.group()) - len(m.group().lstrip()), b))
+            continue
         if merged:
             pa, pb = merged[-1]
             prev = chunk[pa:pb].rstrip()

@@ -18,10 +18,86 @@ __all__ = ["WindowUnitizer"]
 _TOKEN = re.compile(r"\w+")
 # Function words carry little content; numbers and rare words carry a lot in clinical text.
 _STOP = frozenset(
-    "a an the and or but of to in on at for with by from as is was were be been are this that "
-    "these those it its he she they his her their we our you your i me my not no so if then than "
-    "there here has have had do does did will would can could should may might also which who whom "
-    "whose what when where while after before during into over under about".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "by",
+        "from",
+        "as",
+        "is",
+        "was",
+        "were",
+        "be",
+        "been",
+        "are",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "he",
+        "she",
+        "they",
+        "his",
+        "her",
+        "their",
+        "we",
+        "our",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "not",
+        "no",
+        "so",
+        "if",
+        "then",
+        "than",
+        "there",
+        "here",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "also",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "when",
+        "where",
+        "while",
+        "after",
+        "before",
+        "during",
+        "into",
+        "over",
+        "under",
+        "about",
+    ]
 )
 
 
@@ -43,9 +119,9 @@ class WindowUnitizer:
     previous one (``overlap``). Selected windows that overlap are merged when the context is
     rendered, so shared sentences are paid for once.
 
-    >>> seg = WindowUnitizer(base_words=8).unitize("One two three four. Five six seven. Eight nine.")
-    >>> [u.segments for u in seg.units]
-    [(0, 1), (1, 2)]
+    >>> text = "One two three four. Five six seven. Eight nine. Ten eleven twelve."
+    >>> [u.segments for u in WindowUnitizer(base_words=8).unitize(text).units]
+    [(0, 1, 2), (2, 3)]
     """
 
     base_words: int = 50

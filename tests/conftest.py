@@ -1,0 +1,49 @@
+"""Shared fixtures. Datasets are read from ../shared/data beside the checkout, never copied."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from budgetctx.data import sample_note as _sample_note
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("BUDGETCTX_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared dataset folder; tests using it skip (with the reason) when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared datasets not found at {SHARED_DATA} (set BUDGETCTX_SHARED_DATA)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def sample_note() -> str:
+    return _sample_note()
+
+
+@pytest.fixture(scope="session")
+def mtsamples_notes(shared_data: Path) -> list[str]:
+    path = shared_data / "mtsamples_discharge" / "discharge_summaries.derived.jsonl"
+    if not path.is_file():
+        pytest.skip(f"{path} is missing")
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line)["text"] for line in fh if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def leval_docs(shared_data: Path) -> dict[str, list[str]]:
+    """L-Eval summarization inputs by task (documents only)."""
+    folder = shared_data / "leval"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is missing")
+    out: dict[str, list[str]] = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as fh:
+            out[path.stem] = [json.loads(line)["input"] for line in fh if line.strip()]
+    return out
