@@ -43,14 +43,14 @@ class Registry(Generic[T]):
     def names(self) -> list[str]:
         return sorted(self._factories)
 
-    def canonical(self, name: str) -> str:
+    def canonical(self, name: str, /) -> str:
         key = name.lower()
         key = self._aliases.get(key, key)
         if key not in self._factories:
             raise UnknownComponentError(self.kind, name, self.names())
         return key
 
-    def create(self, name: str, **options: Any) -> T:
+    def create(self, name: str, /, **options: Any) -> T:
         factory = self._factories[self.canonical(name)]
         try:
             return factory(**options)
@@ -63,7 +63,7 @@ class Registry(Generic[T]):
                 value=name,
             ) from exc
 
-    def resolve(self, spec: str | T, **options: Any) -> T:
+    def resolve(self, spec: str | T, /, **options: Any) -> T:
         """Accept a name or an instance; names are built with ``options``."""
         if isinstance(spec, str):
             return self.create(spec, **options)

@@ -13,6 +13,7 @@ from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.linalg import solve_triangular
 
 from budgetctx._errors import InvalidParameterError
 from budgetctx.representations import UnitFeatures
@@ -23,6 +24,11 @@ FloatArray = NDArray[np.float64]
 
 
 class Objective(Protocol):
+    """``gain(e) = F(S + e) - F(S)``; ``add(e)`` grows S; ``evaluate(S)`` from scratch.
+
+    Objectives may also offer ``initial_gains()``: every gain at S = {} as one array.
+    """
+
     def gain(self, e: int) -> float: ...
 
     def add(self, e: int) -> None: ...
@@ -40,6 +46,11 @@ class Relevance:
     def gain(self, e: int) -> float:
         return float(self.scale * self.r[e])
 
+    def initial_gains(self) -> FloatArray:
+        """Gains of every unit with S empty, at once."""
+        out: FloatArray = self.scale * self.r
+        return out
+
     def add(self, e: int) -> None:
         pass
 
@@ -54,6 +65,10 @@ class FacilityLocation:
         self.kernel = features.kernel
         self.scale = scale
         self.cur = np.zeros(features.n)
+
+    def initial_gains(self) -> FloatArray:
+        out: FloatArray = self.scale * self.kernel.coverage_sums()
+        return out
 
     def gain(self, e: int) -> float:
         rows, vals = self.kernel.coverage_column(e)
@@ -78,14 +93,18 @@ class FacilityLocation:
         return float(self.scale * best.sum())
 
 
+_BLOCK = 32
+
+
 class LogDet:
     """``D(S) = scale * log det(I + eta * G_S)`` for a PSD kernel G (diversity).
 
     Gains use an incremental Cholesky factor L of ``M_S = I + eta * G_S``: for a candidate e,
     ``gain = log(M_ee - |v|^2)`` with ``v = L^{-1} M_Se``. Each candidate keeps its own v and
-    extends it only by the rows added since it was last evaluated, which is what makes lazy
-    greedy cheap. The Schur complement is at least 1 (the identity), so gains are >= 0 and the
-    factorisation is always well conditioned.
+    extends it only by the rows added since it was last evaluated (one small triangular
+    solve), which is what makes lazy greedy cheap. The Gram column of every selected unit is
+    fetched once, so evaluations never touch the feature matrix. The Schur complement is at
+    least 1 (the identity), so gains are >= 0 and the factor is always well conditioned.
     """
 
     def __init__(self, features: UnitFeatures, *, eta: float = 1.0, scale: float = 1.0) -> None:
@@ -101,23 +120,40 @@ class LogDet:
         self.diag = 1.0 + eta * self.kernel.gram_diag()
         self.S: list[int] = []
         self.L = np.zeros((8, 8))
+        # Row t of the stacked blocks is eta * G[S[t], :], the scaled Gram column of the t-th
+        # selected unit: one n-vector per selected unit, never an n x n matrix. Blocks of
+        # _BLOCK rows grow without copying what is already stored.
+        self.blocks: list[NDArray[np.float32]] = []
         self._cache: dict[int, FloatArray] = {}
 
     def _v(self, e: int) -> FloatArray:
         m = len(self.S)
         v = self._cache.get(e)
         done = 0 if v is None else v.shape[0]
-        if done == m and v is not None:
+        if v is not None and done == m:
             return v
         new = np.empty(m)
         if v is not None:
             new[:done] = v
-        col = self.eta * self.kernel.gram(self.S[done:], e)
         L = self.L
-        for t, j in enumerate(range(done, m)):
-            new[j] = (col[t] - L[j, :j] @ new[:j]) / L[j, j]
+        rhs = self._fresh(done, m, e) - L[done:m, :done] @ new[:done]
+        if m - done <= 8:  # the usual case under lazy greedy; scipy's call overhead dominates
+            for t in range(done, m):
+                new[t] = (rhs[t - done] - L[t, done:t] @ new[done:t]) / L[t, t]
+        else:
+            new[done:] = solve_triangular(L[done:m, done:m], rhs, lower=True, check_finite=False)
         self._cache[e] = new
         return new
+
+    def _fresh(self, lo: int, hi: int, e: int) -> FloatArray:
+        """``eta * G[S[lo:hi], e]`` from the stored blocks."""
+        parts = []
+        while lo < hi:
+            b, off = divmod(lo, _BLOCK)
+            take = min(hi - lo, _BLOCK - off)
+            parts.append(self.blocks[b][off : off + take, e])
+            lo += take
+        return np.concatenate(parts).astype(np.float64) if parts else np.empty(0)
 
     def _schur(self, e: int) -> float:
         v = self._v(e)
@@ -126,15 +162,24 @@ class LogDet:
     def gain(self, e: int) -> float:
         return self.scale * math.log(self._schur(e))
 
+    def initial_gains(self) -> FloatArray:
+        out: FloatArray = self.scale * np.log(np.maximum(self.diag, 1.0))
+        return out
+
     def add(self, e: int) -> None:
         m = len(self.S)
         v = self._v(e)
         if m + 1 > self.L.shape[0]:
-            grown = np.zeros((2 * self.L.shape[0], 2 * self.L.shape[0]))
+            cap = 2 * self.L.shape[0]
+            grown = np.zeros((cap, cap))
             grown[:m, :m] = self.L[:m, :m]
             self.L = grown
         self.L[m, :m] = v
         self.L[m, m] = math.sqrt(self._schur(e))
+        b, off = divmod(m, _BLOCK)
+        if b == len(self.blocks):
+            self.blocks.append(np.empty((_BLOCK, self.diag.shape[0]), dtype=np.float32))
+        self.blocks[b][off] = self.eta * self.kernel.gram_column(e)
         self.S.append(e)
         self._cache.pop(e, None)
 
@@ -143,7 +188,7 @@ class LogDet:
             return 0.0
         idx = list(S)
         G = np.stack([self.kernel.gram(idx, j) for j in idx], axis=1)
-        _sign, logdet = np.linalg.slogdet(np.eye(len(idx)) + self.eta * G)
+        sign, logdet = np.linalg.slogdet(np.eye(len(idx)) + self.eta * G)
         return float(self.scale * logdet)
 
 
@@ -173,6 +218,7 @@ class RCDObjective:
                     value=w,
                 )
         r = features.relevance
+        self.n = features.n
         rmax = float(r.max()) if r.size else 0.0
         cmax = float(features.kernel.coverage_sums().max()) if r.size else 0.0
         self.terms: list[tuple[float, Relevance | FacilityLocation | LogDet]] = []
@@ -186,7 +232,16 @@ class RCDObjective:
                 self.terms.append((gamma, LogDet(features, eta=eta, scale=1.0 / dmax)))
 
     def gain(self, e: int) -> float:
-        return sum(w * t.gain(e) for w, t in self.terms)
+        total = 0.0
+        for w, t in self.terms:
+            total += w * t.gain(e)
+        return total
+
+    def initial_gains(self) -> FloatArray:
+        out = np.zeros(self.n)
+        for w, t in self.terms:
+            out += w * t.initial_gains()
+        return out
 
     def add(self, e: int) -> None:
         for _, t in self.terms:

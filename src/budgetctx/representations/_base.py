@@ -61,7 +61,7 @@ def list_representations() -> list[str]:
     return _REGISTRY.names()
 
 
-def get_representation(spec: str | Representation, **options: Any) -> Representation:
+def get_representation(spec: str | Representation, /, **options: Any) -> Representation:
     """Return a representation from its name (built with ``options``) or an instance.
 
     >>> get_representation("tfidf").name

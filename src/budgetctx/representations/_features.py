@@ -61,6 +61,10 @@ class Kernel:
         """PSD kernel entries ``G[rows, j]``."""
         raise NotImplementedError
 
+    def gram_column(self, j: int) -> FloatArray:
+        """The whole PSD kernel column ``G[:, j]``."""
+        raise NotImplementedError
+
     def gram_diag(self) -> FloatArray:
         raise NotImplementedError
 
@@ -93,6 +97,9 @@ class DenseKernel(Kernel):
         out: FloatArray = self.G[np.asarray(rows, dtype=np.int64), j].astype(np.float64)
         return out
 
+    def gram_column(self, j: int) -> FloatArray:
+        return self.G[:, j].astype(np.float64)
+
     def gram_diag(self) -> FloatArray:
         return np.diag(self.G).astype(np.float64)
 
@@ -111,14 +118,19 @@ class SparseKernel(Kernel):
         self.n = X.shape[0]
         self.top_k = top_k
         self.S = _top_k_graph(X, top_k, block).tocsc()
+        self._postings = X.T.tocsr() if sparse.issparse(X) else None
         self._cov_sums = np.asarray(self.S.sum(axis=0), dtype=np.float64).ravel()
 
     def _dot(self, rows: IntArray | slice, j: int) -> FloatArray:
-        xj = self.X[j]
-        out = self.X[rows] @ (xj.T if sparse.issparse(xj) else xj)
-        if sparse.issparse(out):
-            out = out.toarray()
-        return np.asarray(out, dtype=np.float64).ravel()
+        if self._postings is not None:
+            # G[:, j] = sum over the terms t of unit j of x_jt * X[:, t]: only the units
+            # sharing a term with j are touched.
+            X = self.X
+            lo, hi = X.indptr[j], X.indptr[j + 1]
+            full = np.asarray(self._postings[X.indices[lo:hi]].T @ X.data[lo:hi]).ravel()
+            return full if isinstance(rows, slice) else full[rows]
+        Xd = np.asarray(self.X)
+        return np.asarray(Xd[rows] @ Xd[j], dtype=np.float64).ravel()
 
     def column(self, j: int) -> FloatArray:
         return np.maximum(self._dot(slice(None), j), 0.0)
@@ -133,6 +145,9 @@ class SparseKernel(Kernel):
     def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
         return self._dot(np.asarray(rows, dtype=np.int64), j)
 
+    def gram_column(self, j: int) -> FloatArray:
+        return self._dot(slice(None), j)
+
     def gram_diag(self) -> FloatArray:
         X = self.X
         sq = X.multiply(X).sum(axis=1) if sparse.issparse(X) else np.einsum("ij,ij->i", X, X)
@@ -146,23 +161,41 @@ class SparseKernel(Kernel):
 
 def _top_k_graph(X: Matrix, k: int, block: int) -> sparse.csr_matrix:
     """Symmetric non-negative k-nearest-neighbour similarity graph (self-loops kept), built a
-    block of rows at a time so memory stays at ``block * n`` floats."""
+    block of rows at a time so that memory stays proportional to ``block * n``."""
     n = X.shape[0]
     k = min(k + 1, n)  # +1: a unit is its own nearest neighbour
-    XT = X.T.tocsc() if sparse.issparse(X) else X.T
     rows, cols, vals = [], [], []
-    for b in range(0, n, block):
-        P = X[b : b + block] @ XT
-        P = P.toarray() if sparse.issparse(P) else np.asarray(P)
-        P = P.astype(np.float32, copy=False)
-        np.maximum(P, 0.0, out=P)
-        idx = np.argpartition(-P, kth=k - 1, axis=1)[:, :k]
-        v = np.take_along_axis(P, idx, axis=1)
-        keep = v > 0
-        r = np.repeat(np.arange(b, b + P.shape[0]), k).reshape(P.shape[0], k)
-        rows.append(r[keep])
-        cols.append(idx[keep])
-        vals.append(v[keep])
+    if sparse.issparse(X):
+        XT = X.T.tocsr()
+        for b in range(0, n, block):
+            # Keep the k largest entries of each sparse row (argpartition per row: rows vary
+            # from a handful of entries to nearly n, so padding to a matrix is wasteful).
+            P = X[b : b + block] @ XT
+            data, indices, indptr = P.data, P.indices, P.indptr
+            for i in range(P.shape[0]):
+                lo, hi = indptr[i], indptr[i + 1]
+                d = data[lo:hi]
+                if hi - lo > k:
+                    sel = np.argpartition(-d, k - 1)[:k]
+                    d, c = d[sel], indices[lo:hi][sel]
+                else:
+                    c = indices[lo:hi]
+                pos = d > 0
+                rows.append(np.full(int(pos.sum()), b + i))
+                cols.append(c[pos])
+                vals.append(d[pos])
+    else:
+        Xd = np.asarray(X)
+        for b in range(0, n, block):
+            D = (Xd[b : b + block] @ Xd.T).astype(np.float32, copy=False)
+            np.maximum(D, 0.0, out=D)
+            idx = np.argpartition(-D, kth=k - 1, axis=1)[:, :k]
+            v = np.take_along_axis(D, idx, axis=1)
+            keep = v > 0
+            r = np.repeat(np.arange(b, b + D.shape[0]), k).reshape(D.shape[0], k)
+            rows.append(r[keep])
+            cols.append(idx[keep])
+            vals.append(v[keep])
     S = sparse.csr_matrix(
         (np.concatenate(vals).astype(np.float64), (np.concatenate(rows), np.concatenate(cols))),
         shape=(n, n),

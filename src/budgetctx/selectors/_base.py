@@ -148,7 +148,7 @@ def list_selectors() -> list[str]:
     return _REGISTRY.names()
 
 
-def get_selector(spec: str | Selector, **options: Any) -> Selector:
+def get_selector(spec: str | Selector, /, **options: Any) -> Selector:
     """Return a selector from its name (built with ``options``) or an instance.
 
     >>> get_selector("mmr", lambda_=0.5).params()

@@ -46,10 +46,11 @@ def lazy_greedy(
     version = np.zeros(n, dtype=np.int64)
     heap: list[tuple[float, int, int]] = []
     singleton_value, singleton = -math.inf, None
-    for e in range(n):
-        if not tracker.fits(e):
-            continue
-        g = objective.gain(e)
+    init = getattr(objective, "initial_gains", None)
+    first = init() if init is not None else np.array([objective.gain(e) for e in range(n)])
+    for idx in np.flatnonzero(tracker.marginal <= tracker.remaining):
+        e = int(idx)
+        g = float(first[e])
         last_gain[e] = g
         fresh_at[e] = 0
         heap.append((-_ratio(g, int(tracker.marginal[e])), e, 0))

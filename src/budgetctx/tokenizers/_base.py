@@ -44,7 +44,7 @@ def list_tokenizers() -> list[str]:
     return _REGISTRY.names()
 
 
-def get_tokenizer(spec: str | Tokenizer, **options: Any) -> Tokenizer:
+def get_tokenizer(spec: str | Tokenizer, /, **options: Any) -> Tokenizer:
     """Return a tokenizer from a name, a model name, ``hf:<path>``, a tokenizer.json path, or an
     instance (returned unchanged).
 

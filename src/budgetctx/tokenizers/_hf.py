@@ -43,6 +43,11 @@ class HFTokenizer:
                 f"Could not read {str(p)!r} as a tokenizer.json: {exc}. "
                 "Check that the file is a Hugging Face fast-tokenizer file."
             ) from exc
+        # A tokenizer.json may carry the padding/truncation its model was trained with
+        # (sentence-transformers files pad to a fixed length and cut at max_length): either would
+        # make counts the padded or capped length instead of the text's length.
+        self._tok.no_padding()
+        self._tok.no_truncation()
         self._path = p
         self._name = name or f"hf:{p}"
 

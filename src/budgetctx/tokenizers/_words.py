@@ -32,6 +32,8 @@ class WordTokenizer:
         return [len(t.split()) for t in texts]
 
     def truncate(self, text: str, max_tokens: int) -> str:
+        if len(text.split()) <= max_tokens:
+            return text  # it fits: keep it whole, trailing whitespace included
         if max_tokens <= 0:
             return ""
         end = 0

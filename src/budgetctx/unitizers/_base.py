@@ -102,7 +102,7 @@ def list_unitizers() -> list[str]:
     return _REGISTRY.names()
 
 
-def get_unitizer(spec: str | Unitizer, **options: Any) -> Unitizer:
+def get_unitizer(spec: str | Unitizer, /, **options: Any) -> Unitizer:
     """Return a unitizer from its name (built with ``options``) or an instance.
 
     >>> get_unitizer("window", base_words=40).name
