@@ -7,6 +7,7 @@ A registry maps a name to a factory. Factories are called with keyword options, 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -15,6 +16,29 @@ from budgetctx._errors import InvalidParameterError, UnknownComponentError
 T = TypeVar("T")
 
 __all__ = ["Registry"]
+
+
+def _accepted_options(factory: Callable[..., Any]) -> list[str] | None:
+    """Keyword options a factory takes; None when it takes arbitrary keywords."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # pragma: no cover - builtins without signatures
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _required_options(factory: Callable[..., Any]) -> set[str]:
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # pragma: no cover
+        return set()
+    return {
+        p.name
+        for p in params
+        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
 
 
 class Registry(Generic[T]):
@@ -52,16 +76,24 @@ class Registry(Generic[T]):
 
     def create(self, name: str, /, **options: Any) -> T:
         factory = self._factories[self.canonical(name)]
-        try:
-            return factory(**options)
-        except TypeError as exc:
-            # A wrong keyword is a user error, not a crash: say which options exist.
+        accepted = _accepted_options(factory)
+        unknown = sorted(set(options) - set(accepted)) if accepted is not None else []
+        if unknown:
             raise InvalidParameterError(
-                f"Bad options for {self.kind} {name!r}: {exc}. "
-                f"See help(budgetctx.get_{self.kind}) for the accepted options.",
-                parameter=self.kind,
-                value=name,
-            ) from exc
+                f"Unknown option(s) {unknown} for {self.kind} {name!r}. "
+                f"Accepted options: {', '.join(accepted or []) or 'none'}.",
+                parameter=f"{self.kind}_options",
+                value=unknown,
+            )
+        missing = _required_options(factory) - set(options)
+        if missing:
+            raise InvalidParameterError(
+                f"The {self.kind} {name!r} needs the option(s) {sorted(missing)}, e.g. "
+                f"get_{self.kind}({name!r}, {sorted(missing)[0]}=...).",
+                parameter=f"{self.kind}_options",
+                value=sorted(missing),
+            )
+        return factory(**options)
 
     def resolve(self, spec: str | T, /, **options: Any) -> T:
         """Accept a name or an instance; names are built with ``options``."""

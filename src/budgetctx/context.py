@@ -13,7 +13,8 @@ class SelectedUnit:
     """A kept unit and where it came from.
 
     ``spans`` are exact ``(start, end)`` character offsets into the input, one per segment
-    (a truncated unit's last span is shortened). ``tokens`` is the unit's own cost (its
+    (a truncated unit's last span is shortened); ``text`` is the text of those spans joined by
+    a space. ``tokens`` is the unit's own cost (its
     segments plus one separator each); overlapping window units share tokens. ``rank`` is the
     0-based position in the selector's order, ``gain`` the selector's score at that step.
     """

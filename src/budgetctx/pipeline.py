@@ -383,7 +383,7 @@ def _selected(
     return SelectedUnit(
         id=uid,
         spans=tuple(spans),
-        text=separator.join(doc[a:b] for a, b in spans) if truncated else unit.text,
+        text=" ".join(doc[a:b] for a, b in spans),
         tokens=int(seg_costs[list(unit.segments)].sum()),
         relevance=round(float(relevance[uid]), 6),
         gain=round(float(gain), 6),

@@ -188,7 +188,7 @@ class LogDet:
             return 0.0
         idx = list(S)
         G = np.stack([self.kernel.gram(idx, j) for j in idx], axis=1)
-        sign, logdet = np.linalg.slogdet(np.eye(len(idx)) + self.eta * G)
+        _, logdet = np.linalg.slogdet(np.eye(len(idx)) + self.eta * G)
         return float(self.scale * logdet)
 
 

@@ -48,13 +48,14 @@ def lazy_greedy(
     singleton_value, singleton = -math.inf, None
     init = getattr(objective, "initial_gains", None)
     first = init() if init is not None else np.array([objective.gain(e) for e in range(n)])
-    for idx in np.flatnonzero(tracker.marginal <= tracker.remaining):
-        e = int(idx)
+    for e in range(n):
+        # Units that never fit stay in the heap so that the first one popped is reported as
+        # the overflow (the unit the truncate option cuts to size).
         g = float(first[e])
         last_gain[e] = g
         fresh_at[e] = 0
         heap.append((-_ratio(g, int(tracker.marginal[e])), e, 0))
-        if g > singleton_value:
+        if g > singleton_value and tracker.fits(e):
             singleton_value, singleton = g, e
     heapq.heapify(heap)
 

@@ -14,7 +14,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from budgetctx._errors import InvalidParameterError
 from budgetctx.unitizers._base import Segmentation, units_from_groups
 from budgetctx.unitizers._segment import segment_text
-from budgetctx.unitizers._sentence import section_labels
+from budgetctx.unitizers._sentence import _check_max_words, section_labels
 
 __all__ = ["ClusterUnitizer"]
 
@@ -46,9 +46,9 @@ class ClusterUnitizer:
                 parameter="threshold",
                 value=self.threshold,
             )
-        if self.decay <= 0:
+        if not (self.decay > 0 and math.isfinite(self.decay)):
             raise InvalidParameterError(
-                f"decay must be > 0 (in sentences), got {self.decay!r}; try 4.",
+                f"decay must be a finite number > 0 (in sentences), got {self.decay!r}; try 4.",
                 parameter="decay",
                 value=self.decay,
             )
@@ -58,6 +58,7 @@ class ClusterUnitizer:
                 parameter="max_segments",
                 value=self.max_segments,
             )
+        _check_max_words(self.max_words)
 
     @property
     def name(self) -> str:

@@ -12,10 +12,12 @@ sentence boundaries inside each block of running text. blingfire keeps most abbr
 
 from __future__ import annotations
 
+import ctypes
 import re
 from dataclasses import dataclass
 
 import blingfire
+import numpy as np
 
 __all__ = ["Segment", "is_header_text", "segment_text"]
 
@@ -176,21 +178,29 @@ _KNOWN_HEADERS = {
 
 _MD_HEADER = re.compile(r"#{1,6}[ \t]+(?P<name>\S.*?)[ \t#]*")
 # ALL-CAPS header text: capitals, spaces and a little punctuation, at least one 3-letter word.
-_CAPS_HEADER = re.compile(r"(?=.*[A-Z]{3})[A-Z][A-Z0-9 /&,'()\-]{1,78}")
+_CAPS_HEADER = re.compile(r"(?=.*[A-Z]{3})[A-Z][A-Z0-9 /&,'()#\-]{1,78}")
 _TITLE_WORD = r"(?:[A-Z][\w'/\-]*|and|of|or|the|in|on|for|to|&)"
 _TITLE_HEADER = re.compile(rf"{_TITLE_WORD}(?: {_TITLE_WORD}){{0,6}}")
 # "HEADER: body" or "Known header: body" at the start of a line.
-_INLINE_HEADER = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9 /&,'()\-]{1,60}?)[ \t]*:[ \t]+(?=\S)")
+_INLINE_HEADER = re.compile(r"(?P<name>[A-Za-z][A-Za-z0-9 /&,'()#\-]{1,60}?)[ \t]*:[ \t]+(?=\S)")
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*•·▪◦‣–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)](?=[ \t]))[ \t]+")
 _ONLY_MARKER = re.compile(r"(?:[-*•·▪◦‣–]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])")
-_CONTINUATION_END = re.compile(r"(?:[,(/&\-]|\b(?:and|or|of|the|to|with|in|for|a|an))$")
+_CONTINUATION_END = re.compile(
+    r"(?:[,(/&\-]|\b(?:and|or|of|the|to|with|in|for|a|an|by|on|at|from|into|per|via|than|"
+    r"is|was|were|are))$"
+)
+_NUMBER = re.compile(r"\d+")
+# The text after a block's last sentence end: a candidate run-in header.
+_RUN_IN = re.compile(r"[.!?][\"')\]]*\s+(?P<tail>[A-Z][^.!?]*)$")
+# "Name: ..." at the start of a line: a section label, a form field or a speaker's turn.
+_LABEL = re.compile(r"(?P<name>[A-Za-z][\w .'()/&\-]{0,40}?)[ \t]*:(?=[ \t]|$)")
 
 # Abbreviations after which blingfire's split is wrong when the next piece does not start a
 # new sentence (lower case or a digit follows).
 # Titles are never sentence-final: "Dr. XYZ saw the patient."
 _TITLE_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|Drs)\.$")
 # A list marker stranded at the end of a sentence: "DISCHARGE MEDICATIONS: 1.", "b.i.d. 2."
-_TRAILING_MARKER = re.compile(r"(?<=[:.;])\s+\(?\d{1,3}[.)]$")
+_TRAILING_MARKER = re.compile(r"(?<=[:.;])\s+\(?(?P<n>\d{1,3})[.)]$")
 # blingfire reads "Dr. Lee. Troponin ..." as one sentence (the name looks like an initial).
 _NAME_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.\s+[A-Z][\w'\-]+\.(?=\s+[A-Z])")
 _ABBREV_END = re.compile(
@@ -216,7 +226,12 @@ def is_header_text(line: str) -> str | None:
     if bare.lower() in _KNOWN_HEADERS:
         return _normalise_heading(bare)
     words = bare.split()
-    if len(words) <= 8 and _CAPS_HEADER.fullmatch(bare) and not bare.endswith((",", "-")):
+    if (
+        len(words) <= 8
+        and _CAPS_HEADER.fullmatch(bare)
+        and not bare.endswith((",", "-"))
+        and len(_NUMBER.findall(bare)) < 2  # "TEMP 98, HR 72" is a line of values
+    ):
         return _normalise_heading(bare)
     if line.endswith(":") and len(words) <= 6 and _TITLE_HEADER.fullmatch(bare):
         return _normalise_heading(bare)
@@ -234,6 +249,28 @@ def _inline_heading(line: str) -> tuple[str, int] | None:
     if lowered in _KNOWN_HEADERS or (name.isupper() and letters >= 4 and len(name.split()) <= 8):
         return _normalise_heading(name), m.end()
     return None
+
+
+def _known_heading(text: str) -> str | None:
+    """The section name if ``text`` is exactly a vocabulary header ("Main results")."""
+    bare = text.rstrip(":").strip()
+    return _normalise_heading(bare) if bare.lower() in _KNOWN_HEADERS else None
+
+
+def _speaker_labels(lines: list[_Line | None]) -> tuple[set[str], bool]:
+    """Labels that lead three or more lines and are not section names: speakers in a
+    transcript ("BRENNAN: ...", "Grad F: ...") or repeated form fields. Section names occur once
+    or twice in a document; a speaker's label starts many turns. The second value is True when
+    at least two such labels exist: the document is a dialogue, and then no unknown label at
+    the start of a line is a section, however rarely its speaker talks."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        if line is not None and (m := _LABEL.match(line.text)):
+            name = _normalise_heading(m.group("name"))
+            if name.lower() not in _KNOWN_HEADERS:
+                counts[name] = counts.get(name, 0) + 1
+    speakers = {name for name, c in counts.items() if c >= 3}
+    return speakers, len(speakers) >= 2
 
 
 # --- line structure ------------------------------------------------------------------------------
@@ -270,7 +307,10 @@ def _joins(prev: str, nxt: str) -> bool:
     first = nxt[0]
     if first.islower():
         return True
-    return bool(_CONTINUATION_END.search(prev))
+    if _LABEL.match(nxt):
+        return False  # "Name: ..." starts a speaker's turn or a field, never a wrapped line
+    # a title never ends a sentence: "seen by Dr.\nLee today"
+    return bool(_CONTINUATION_END.search(prev) or _TITLE_END.search(prev))
 
 
 def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
@@ -292,17 +332,31 @@ def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
             segments.extend(_split_block(text, start, end, block_kind, block_heading, max_words))
         block, block_kind, block_heading = [], "sentence", None
 
-    for line in _lines(text):
+    lines = _lines(text)
+    speakers, dialogue = _speaker_labels(lines)
+
+    def is_speaker(name: str) -> bool:
+        return name.lower() not in _KNOWN_HEADERS and (dialogue or name in speakers)
+
+    for line in lines:
         if line is None:
             flush()
             continue
         heading = is_header_text(line.text)
+        if heading is not None and (
+            (line.text.endswith(":") and is_speaker(heading))
+            # a header longer than max_words is cut like any other text
+            or (max_words is not None and len(line.text.split()) > max_words)
+        ):
+            heading = None
         if heading is not None:
             flush()
             segments.append(Segment(line.start, line.end, line.text, "header", heading))
             continue
         marker = _LIST_MARKER.match(line.text)
         inline = _inline_heading(line.text)
+        if inline is not None and is_speaker(inline[0]):
+            inline = None
         if block and not marker and not inline and _joins(block[-1].text, line.text):
             block.append(line)
             continue
@@ -314,38 +368,104 @@ def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
     return segments
 
 
+# A sentence can only end inside a block at terminal punctuation followed by whitespace.
+_MAYBE_BOUNDARY = re.compile(r"[.!?\u2026\u3002][\"')\]\u201d\u2019]*\s")
+
+
+def _sentence_spans(chunk: str) -> list[tuple[int, int]]:
+    """blingfire's sentence boundaries as character offsets into ``chunk``.
+
+    ``blingfire.text_to_sentences_and_offsets`` maps byte offsets to characters with a Python
+    loop over every byte, which dominated segmentation time; this calls the same C function
+    and maps offsets with numpy (or not at all for ASCII text).
+    """
+    if not _MAYBE_BOUNDARY.search(chunk):
+        return [(0, len(chunk))]  # one sentence: skip the call (most lines of a transcript)
+    lib = getattr(blingfire, "blingfire", None)
+    fn = getattr(lib, "TextToSentencesWithOffsets", None)
+    if fn is None:  # pragma: no cover - other blingfire builds
+        return list(blingfire.text_to_sentences_and_offsets(chunk)[1])
+    data = chunk.encode("utf-8")
+    size = 2 * len(data) + 1
+    out = ctypes.create_string_buffer(size)
+    starts = (ctypes.c_int32 * size)()
+    ends = (ctypes.c_int32 * size)()
+    n_out = fn(
+        ctypes.c_char_p(data),
+        ctypes.c_int(len(data)),
+        ctypes.byref(out),
+        ctypes.byref(starts),
+        ctypes.byref(ends),
+        ctypes.c_int(size),
+    )
+    if n_out <= 0 or n_out > size:
+        return [(0, len(chunk))]
+    k = out.value.count(b"\n") + 1
+    a = np.ctypeslib.as_array(starts)[:k].astype(np.int64)
+    b = np.ctypeslib.as_array(ends)[:k].astype(np.int64) + 1
+    if not chunk.isascii():
+        # character index of every byte offset: count the bytes that start a character
+        raw = np.frombuffer(data, dtype=np.uint8)
+        char_of = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
+        a, b = char_of[a], char_of[np.minimum(b, len(data))]
+    return [(int(x), int(y)) for x, y in zip(a, b, strict=True)]
+
+
 def _split_block(
     text: str, start: int, end: int, kind: str, heading: str | None, max_words: int | None
 ) -> list[Segment]:
     chunk = text[start:end]
-    _, offsets = blingfire.text_to_sentences_and_offsets(chunk)
+    offsets = _sentence_spans(chunk)
     spans = []
     for a, b in offsets:
         if not chunk[a:b].strip():
             continue
-        for m in _NAME_END.finditer(chunk, a, b):
-            cut = m.end()
+        for name_end in _NAME_END.finditer(chunk, a, b):
+            cut = name_end.end()
             if chunk[a:cut].strip() and chunk[cut:b].strip():
                 spans.append((a, cut))
                 a = cut + len(chunk[cut:b]) - len(chunk[cut:b].lstrip())
         spans.append((a, b))
     if not spans:
         spans = [(0, len(chunk))]
-    spans = _repair_spans(chunk, spans)
+    spans = [_trim(chunk, a, b) for a, b in _repair_spans(chunk, spans)]
+    # A vocabulary header run into the end of the block's last line, after a sentence:
+    # "... last updated in 2017. Objectives\nTo assess ..." (a lost line break).
+    la, lb = spans[-1]
+    run_in = _known_heading(chunk[la:lb]) if len(spans) > 1 else None
+    if run_in is None and (m := _RUN_IN.search(chunk, la, lb)):
+        head = chunk[la : m.start("tail")].strip()
+        # not "1. Introduction" (a numbered heading) nor "see e.g. Methods"
+        if not _ONLY_MARKER.fullmatch(head) and not _ABBREV_END.search(head):
+            run_in = _known_heading(m.group("tail"))
+        if run_in is not None:
+            spans[-1:] = [_trim(chunk, la, m.start("tail")), (m.start("tail"), lb)]
     out: list[Segment] = []
     for i, (a, b) in enumerate(spans):
+        seg_heading = heading if i == 0 else None
+        seg_kind = kind if i == 0 else "sentence"
+        if run_in is not None and i == len(spans) - 1:
+            seg_heading, seg_kind = run_in, "header"
         for sa, sb in _cap_words(chunk, a, b, max_words):
-            seg_kind = kind if i == 0 and sa == a else "sentence"
             out.append(
                 Segment(
                     start + sa,
                     start + sb,
                     chunk[sa:sb],
-                    seg_kind,
-                    heading if (i == 0 and sa == a) else None,
+                    seg_kind if sa == a else "sentence",
+                    seg_heading if sa == a else None,
                 )
             )
     return out
+
+
+def _trim(chunk: str, a: int, b: int) -> tuple[int, int]:
+    """Shrink a span to its non-space text (blingfire keeps e.g. U+2028 inside a sentence)."""
+    while a < b and chunk[a].isspace():
+        a += 1
+    while b > a and chunk[b - 1].isspace():
+        b -= 1
+    return a, b
 
 
 def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -353,7 +473,11 @@ def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
     and make spans cover the block without gaps of non-space text."""
     merged: list[tuple[int, int]] = []
     for a, b in spans:
-        if merged and (m := _TRAILING_MARKER.search(chunk, merged[-1][0], merged[-1][1])):
+        if (
+            merged
+            and (m := _TRAILING_MARKER.search(chunk, merged[-1][0], merged[-1][1]))
+            and _numbers_list(chunk, m.start(), int(m.group("n")))
+        ):
             # move the marker to the item it numbers
             pa, _ = merged[-1]
             merged[-1] = (pa, m.start())
@@ -381,6 +505,16 @@ def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
     if chunk[lb:].strip():
         merged[-1] = (la, len(chunk.rstrip()))
     return merged
+
+
+def _numbers_list(chunk: str, pos: int, n: int) -> bool:
+    """Whether a stranded ``n.`` at ``pos`` numbers a list item. After a sentence ("b.i.d. 2.")
+    it does; after a label it may be the label's value ("Pain score: 3. He is comfortable."),
+    so there it must start a list (1) or count on from an earlier ``n - 1.``."""
+    if chunk[pos - 1] != ":" or n == 1:
+        return True
+    previous = re.compile(rf"(?<!\S)\(?{n - 1}[.)]\s")
+    return previous.search(chunk, 0, pos + 1) is not None
 
 
 _WORD_END = re.compile(r"\S+")

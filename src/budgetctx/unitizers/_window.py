@@ -11,7 +11,7 @@ import numpy as np
 from budgetctx._errors import InvalidParameterError
 from budgetctx.unitizers._base import Segmentation, units_from_groups
 from budgetctx.unitizers._segment import segment_text
-from budgetctx.unitizers._sentence import section_labels
+from budgetctx.unitizers._sentence import _check_max_words, section_labels
 
 __all__ = ["WindowUnitizer"]
 
@@ -131,7 +131,7 @@ class WindowUnitizer:
     max_words: int | None = 150
 
     def __post_init__(self) -> None:
-        if self.base_words < 1:
+        if not self.base_words >= 1:  # also rejects NaN
             raise InvalidParameterError(
                 f"base_words must be >= 1, got {self.base_words!r}; the paper uses 50.",
                 parameter="base_words",
@@ -151,6 +151,7 @@ class WindowUnitizer:
                 parameter="min_scale",
                 value=(self.min_scale, self.max_scale),
             )
+        _check_max_words(self.max_words)
 
     @property
     def name(self) -> str:
@@ -163,7 +164,7 @@ class WindowUnitizer:
         segments = tuple(segment_text(text, max_words=self.max_words))
         n = len(segments)
         if n == 0:
-            return Segmentation(text, segments, (), self.name, overlapping=True)
+            return Segmentation(text, segments, (), self.name, overlapping=self.overlap > 0)
         words = np.array([len(s.text.split()) for s in segments], dtype=float)
         dens = np.array([_density(s.text) for s in segments])
         # Local density: word-weighted mean over a few neighbouring segments.

@@ -1,0 +1,135 @@
+"""Incremental gains equal differences of the from-scratch definitions; submodularity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from budgetctx import InvalidParameterError
+from budgetctx.objectives import FacilityLocation, LogDet, RCDObjective, Relevance
+from budgetctx.representations import DenseKernel, SparseKernel, UnitFeatures, psd_project
+
+
+def _features(seed: int, n: int = 10, d: int = 5) -> UnitFeatures:
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d)) ** 2
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return UnitFeatures(
+        relevance=rng.random(n), kernel=DenseKernel(X @ X.T), relevance_source="given", X=X
+    )
+
+
+def _objectives(f: UnitFeatures) -> list[FacilityLocation | LogDet | RCDObjective | Relevance]:
+    return [
+        Relevance(f.relevance),
+        FacilityLocation(f),
+        LogDet(f, eta=1.5),
+        RCDObjective(f, alpha=0.5, beta=0.3, gamma=0.2),
+    ]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_incremental_gain_equals_definition(seed: int) -> None:
+    f = _features(seed)
+    rng = np.random.default_rng(seed)
+    for obj in _objectives(f):
+        S: list[int] = []
+        # Evaluate some gains early so that cached Cholesky rows go stale, then grow S.
+        for e in rng.permutation(f.n)[:3]:
+            obj.gain(int(e))
+        for e in rng.permutation(f.n)[:6]:
+            e = int(e)
+            expected = obj.evaluate([*S, e]) - obj.evaluate(S)
+            assert obj.gain(e) == pytest.approx(expected, rel=1e-6, abs=1e-9)
+            obj.add(e)
+            S.append(e)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_monotone_submodular(seed: int) -> None:
+    f = _features(seed, n=9)
+    rng = np.random.default_rng(100 + seed)
+    for obj in _objectives(f)[1:]:
+        for _ in range(20):
+            perm = [int(i) for i in rng.permutation(f.n)]
+            b_size = int(rng.integers(1, 7))
+            B = perm[:b_size]
+            A = B[: int(rng.integers(0, b_size + 1))]
+            e = perm[b_size]
+            gain_a = obj.evaluate([*A, e]) - obj.evaluate(A)
+            gain_b = obj.evaluate([*B, e]) - obj.evaluate(B)
+            assert gain_b >= -1e-9  # monotone
+            assert gain_a >= gain_b - 1e-9  # diminishing returns
+
+
+def test_hand_computed_logdet() -> None:
+    K = np.array([[1.0, 0.5], [0.5, 1.0]])
+    f = UnitFeatures(relevance=np.ones(2), kernel=DenseKernel(K), relevance_source="given")
+    obj = LogDet(f, eta=1.0)
+    assert obj.gain(0) == pytest.approx(np.log(2.0))
+    obj.add(0)
+    # det([[2, .5], [.5, 2]]) = 3.75 -> gain log(3.75) - log(2)
+    assert obj.gain(1) == pytest.approx(np.log(3.75) - np.log(2.0))
+
+
+def test_rcd_terms_are_scaled_to_unit_best_singleton() -> None:
+    f = _features(3)
+    rcd = RCDObjective(f, alpha=1.0, beta=1.0, gamma=1.0)
+    best = max(rcd.gain(e) for e in range(f.n))
+    assert best <= 3.0 + 1e-9
+    for _, term in rcd.terms:
+        assert max(term.evaluate([e]) for e in range(f.n)) == pytest.approx(1.0)
+
+
+def test_initial_gains_match_gain() -> None:
+    f = _features(4)
+    for obj in _objectives(f):
+        init = obj.initial_gains()
+        assert init == pytest.approx([obj.gain(e) for e in range(f.n)])
+
+
+@pytest.mark.parametrize("weight", ["alpha", "beta", "gamma"])
+def test_negative_weights_rejected(weight: str) -> None:
+    weights = {"alpha": 1.0, "beta": 1.0, "gamma": 1.0, weight: -0.1}
+    with pytest.raises(InvalidParameterError, match=weight):
+        RCDObjective(_features(0), **weights)
+
+
+def test_sparse_kernel_agrees_with_dense() -> None:
+    from scipy import sparse
+
+    rng = np.random.default_rng(0)
+    dense = (rng.random((40, 30)) > 0.8) * rng.random((40, 30))
+    dense[:, 0] += 0.01  # no empty rows
+    dense /= np.linalg.norm(dense, axis=1, keepdims=True)
+    X = sparse.csr_matrix(dense)
+    G = dense @ dense.T
+    sk = SparseKernel(X, top_k=5)
+    dk = DenseKernel(G)
+    for j in (0, 7, 39):
+        assert sk.column(j) == pytest.approx(dk.column(j), abs=1e-6)
+        assert sk.gram_column(j) == pytest.approx(G[:, j], abs=1e-6)
+        rows, vals = sk.coverage_column(j)
+        assert rows is not None
+        # every kept neighbour carries its exact similarity, and the 5 nearest are kept
+        assert vals == pytest.approx(G[rows, j], abs=1e-6)
+        nearest = set(np.argsort(-G[:, j])[:6].tolist())
+        assert nearest <= set(rows.tolist()) | {j}
+    assert sk.gram_diag() == pytest.approx(np.ones(40))
+
+
+def test_psd_projection() -> None:
+    K = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.5], [0.1, 0.5, 1.0]])
+    P = psd_project(K)
+    assert np.allclose(P, P.T)
+    assert np.linalg.eigvalsh(P).min() > -1e-9
+    psd = np.array([[2.0, 1.0], [1.0, 2.0]])
+    assert psd_project(psd) == pytest.approx(psd, abs=1e-7)
+    with pytest.raises(InvalidParameterError, match="square"):
+        psd_project(np.ones((2, 3)))
+
+
+def test_features_from_user_kernel() -> None:
+    f = UnitFeatures.from_kernel([[1.0, 1.2], [1.2, 1.0]], [0.5, -0.2])
+    assert f.relevance.tolist() == [0.5, 0.0]
+    assert np.linalg.eigvalsh(f.kernel.G.astype(float)).min() > -1e-6

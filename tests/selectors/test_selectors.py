@@ -1,0 +1,178 @@
+"""Hand-computed cases for every selector."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from budgetctx import InvalidParameterError, UnknownComponentError
+from budgetctx.selectors import (
+    FacilitySelector,
+    GraphClusterSelector,
+    HierarchicalSelector,
+    LeadSelector,
+    MMRSelector,
+    RCDSelector,
+    ShuffledSelector,
+    SlidingSelector,
+    get_selector,
+    list_selectors,
+)
+from tests.selectors._problems import make_problem
+
+
+def test_lead_stops_at_first_unit_that_does_not_fit() -> None:
+    sel = LeadSelector().select(make_problem([0.1, 0.2, 0.3], [3, 3, 3], 7))
+    assert sel.order == (0, 1)
+    assert sel.overflow == 2
+
+
+def test_lead_fill_skips_and_continues() -> None:
+    problem = make_problem([0.1, 0.2, 0.3], [3, 5, 1], 5)
+    assert LeadSelector().select(problem).order == (0,)
+    filled = LeadSelector(fill=True).select(problem)
+    assert filled.order == (0, 2)
+    assert filled.overflow == 1
+
+
+def test_shuffled_is_a_seeded_prefix_of_a_permutation() -> None:
+    n = 20
+    problem = make_problem(np.linspace(0, 1, n), [1] * n, 5)
+    first = ShuffledSelector(seed=7).select(problem)
+    assert first == ShuffledSelector(seed=7).select(problem)
+    perm = np.random.default_rng(7).permutation(n)
+    assert first.order == tuple(int(i) for i in perm[:5])
+    assert ShuffledSelector(seed=8).select(problem).order != first.order
+
+
+def test_sliding_finds_best_contiguous_run() -> None:
+    r = [0.1, 0.9, 0.8, 0.1, 0.7]
+    assert SlidingSelector().select(make_problem(r, [1] * 5, 2)).order == (1, 2)
+    # two runs tie at 1.8: the earliest wins
+    assert SlidingSelector().select(make_problem(r, [1] * 5, 3)).order == (0, 1, 2)
+
+
+def test_sliding_skips_units_larger_than_the_budget() -> None:
+    sel = SlidingSelector().select(make_problem([1, 10, 1, 1], [1, 5, 1, 1], 2))
+    assert sel.order == (2, 3)
+
+
+def test_sliding_costs_overlapping_windows_once() -> None:
+    # windows (0,1), (1,2), (2,3) over four 2-token segments: a run of all three costs 8
+    problem = make_problem([1, 1, 1], [2, 2, 2, 2], 8, segments=[(0, 1), (1, 2), (2, 3)])
+    assert SlidingSelector().select(problem).order == (0, 1, 2)
+
+
+def test_hierarchical_anchors_then_neighbours() -> None:
+    r = [0.1, 0.2, 0.9, 0.3, 0.05, 0.8, 0.1]
+    sel = HierarchicalSelector(anchor_share=0.5).select(make_problem(r, [1] * 7, 4))
+    # anchors 2 and 5 fill the anchor half; then the best neighbours 3 and 1
+    assert sel.order == (2, 5, 3, 1)
+
+
+def test_graphcluster_spreads_budget_over_components() -> None:
+    K = np.eye(5)
+    for a, b in [(0, 1), (0, 2), (1, 2), (3, 4)]:
+        K[a, b] = K[b, a] = 0.9
+    problem = make_problem([0.5, 0.4, 0.3, 0.2, 0.1], [1] * 5, 3, kernel=K)
+    # topic {0,1,2} earns 3 * 1.2/1.5 = 2.4 tokens (two units); topic {3,4} the rest
+    assert GraphClusterSelector(threshold=0.5).select(problem).order == (0, 1, 3)
+
+
+def test_mmr_penalises_redundancy() -> None:
+    K = [[1, 1, 0], [1, 1, 0], [0, 0, 1]]
+    problem = make_problem([0.9, 0.9, 0.5], [1, 1, 1], 2, kernel=K)
+    assert MMRSelector(lambda_=0.5).select(problem).order == (0, 2)
+    assert MMRSelector(lambda_=1.0).select(problem).order == (0, 1)
+
+
+def test_mmr_redundancy_is_against_all_selected_units() -> None:
+    # Unit 2 duplicates unit 0, not unit 1. Comparing only with the last pick (1) would take 2.
+    K = np.eye(4)
+    K[0, 2] = K[2, 0] = 1.0
+    problem = make_problem([1.0, 0.8, 0.95, 0.1], [1] * 4, 3, kernel=K)
+    sel = MMRSelector(lambda_=0.5).select(problem)
+    assert sel.order == (0, 1, 3)
+    assert sel.gains == pytest.approx((0.5, 0.4, 0.05))
+
+
+def test_facility_hand_computed_gains() -> None:
+    K = [[1, 0.8, 0], [0.8, 1, 0.1], [0, 0.1, 1]]
+    sel = FacilitySelector().select(make_problem([0, 0, 0], [1, 1, 1], 2, kernel=K))
+    assert sel.order == (1, 2)
+    assert sel.gains == pytest.approx((1.9, 0.9))
+
+
+def test_rcd_best_singleton_check() -> None:
+    # Cost-scaled greedy takes the cheap unit 1 and then cannot afford unit 0; the single
+    # unit 0 is worth more.
+    sel = RCDSelector(alpha=1, beta=0, gamma=0).select(make_problem([0.9, 0.5], [10, 1], 10))
+    assert sel.order == (0,)
+    assert sel.note is not None
+
+
+def test_rcd_keeps_filling_with_smaller_units() -> None:
+    sel = RCDSelector(alpha=1, beta=0, gamma=0).select(make_problem([1.0, 0.9, 0.2], [5, 5, 1], 6))
+    assert sel.order == (0, 2)
+    assert sel.overflow == 1
+
+
+def test_rcd_diversity_prefers_distinct_units() -> None:
+    K = np.eye(3)
+    K[0, 1] = K[1, 0] = 0.99
+    problem = make_problem([1.0, 1.0, 0.6], [1, 1, 1], 2, kernel=K)
+    assert RCDSelector(alpha=0.2, beta=0, gamma=0.8).select(problem).order == (0, 2)
+    assert RCDSelector(alpha=1, beta=0, gamma=0).select(problem).order == (0, 1)
+
+
+@pytest.mark.parametrize("name", list_selectors())
+def test_empty_problem_selects_nothing(name: str) -> None:
+    sel = get_selector(name).select(make_problem([], [], 10))
+    assert sel.order == ()
+
+
+@pytest.mark.parametrize("name", list_selectors())
+def test_nothing_fits(name: str) -> None:
+    sel = get_selector(name).select(make_problem([0.5, 0.4], [10, 12], 5))
+    assert sel.order == ()
+    assert sel.overflow in (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "parameter"),
+    [
+        ("mmr", {"lambda_": 1.5}, "lambda_"),
+        ("rcd", {"alpha": -1.0}, "alpha"),
+        ("rcd", {"eta": 0.0}, "eta"),
+        ("hierarchical", {"anchor_share": 0.0}, "anchor_share"),
+        ("graphcluster", {"threshold": 2.0}, "threshold"),
+    ],
+)
+def test_bad_parameters_name_the_parameter(
+    name: str, options: dict[str, float], parameter: str
+) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        get_selector(name, **options)
+    assert info.value.parameter == parameter
+    assert parameter in str(info.value)
+
+
+def test_unknown_selector_lists_valid_names() -> None:
+    with pytest.raises(UnknownComponentError) as info:
+        get_selector("bogus")
+    for name in list_selectors():
+        assert name in str(info.value)
+
+
+def test_unknown_option_is_a_parameter_error() -> None:
+    with pytest.raises(InvalidParameterError, match="lambda"):
+        get_selector("mmr", lamda=0.5)
+
+
+def test_aliases_and_instances() -> None:
+    assert get_selector("random").name == "shuffled"
+    assert get_selector("GSC").name == "graphcluster"
+    inst = MMRSelector(lambda_=0.3)
+    assert get_selector(inst) is inst
+    with pytest.raises(InvalidParameterError):
+        get_selector(inst, lambda_=0.2)

@@ -1,0 +1,228 @@
+"""build_context: bad input, degenerate budgets, relevance options, results."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from budgetctx import (
+    BudgetCtxWarning,
+    InputError,
+    InvalidParameterError,
+    UnknownComponentError,
+    build_context,
+    get_tokenizer,
+    list_selectors,
+)
+
+NOTE = (
+    "CHIEF COMPLAINT: Shortness of breath.\n"
+    "HOSPITAL COURSE: She was diuresed with IV furosemide. Apixaban was continued at 5 mg.\n"
+    "DISCHARGE MEDICATIONS:\n1. Torsemide 40 mg daily.\n2. Apixaban 5 mg b.i.d.\n"
+)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\n\t \n"])
+def test_empty_input_gives_empty_context_with_reason(text: str) -> None:
+    ctx = build_context(text, 100)
+    assert ctx.text == ""
+    assert ctx.tokens_used == 0
+    assert ctx.units == ()
+    assert ctx.reason is not None and "empty" in ctx.reason
+
+
+@pytest.mark.parametrize("budget", [0, -1, -512])
+def test_non_positive_budget_is_an_error(budget: int) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        build_context(NOTE, budget)
+    assert info.value.parameter == "budget"
+    assert str(budget) in str(info.value)
+
+
+@pytest.mark.parametrize("budget", [1.5, "512", True, None])
+def test_non_integer_budget_is_an_error(budget: object) -> None:
+    with pytest.raises(InvalidParameterError, match="budget"):
+        build_context(NOTE, budget)  # type: ignore[arg-type]
+
+
+def test_numpy_integer_budget_is_accepted() -> None:
+    assert build_context(NOTE, np.int64(20)).tokens_used <= 20
+
+
+def test_bytes_and_binary_input_are_rejected() -> None:
+    with pytest.raises(InputError, match="decode"):
+        build_context(NOTE.encode(), 50)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="offset 5"):
+        build_context("Chest\x00pain", 50)
+    with pytest.raises(InputError, match="str"):
+        build_context(12345, 50)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"selector": "nope"}, {"unitizer": "nope"}, {"tokenizer": "nope"}, {"representation": "nope"}],
+)
+def test_unknown_component_lists_valid_names(kwargs: dict[str, str]) -> None:
+    with pytest.raises(UnknownComponentError) as info:
+        build_context(NOTE, 50, **kwargs)
+    assert "nope" in str(info.value)
+    assert info.value.available and all(name in str(info.value) for name in info.value.available)
+
+
+def test_bad_order_and_separator() -> None:
+    with pytest.raises(InvalidParameterError, match="order"):
+        build_context(NOTE, 50, order="random")  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="separator"):
+        build_context(NOTE, 50, separator=None)  # type: ignore[arg-type]
+
+
+def test_budget_larger_than_document_returns_it_whole_and_verbatim() -> None:
+    ctx = build_context(NOTE, 10_000)
+    assert ctx.text == NOTE
+    assert ctx.tokens_used == ctx.document_tokens == get_tokenizer("o200k_base").count(NOTE)
+    assert ctx.excluded == ()
+    assert [u.id for u in ctx.units] == list(range(ctx.n_units))
+    assert ctx.reason is not None and "fits" in ctx.reason
+    assert ctx.tokens_saved == 0
+
+
+LONG_UNIT = (
+    "The patient is a 71 y.o. woman with heart failure with reduced ejection fraction, type 2 "
+    "diabetes, chronic kidney disease and atrial fibrillation on apixaban who presented with a "
+    "week of dyspnea. Discharged."
+)
+
+
+@pytest.mark.parametrize("selector", list_selectors())
+def test_unit_longer_than_budget_is_never_silently_exceeded(selector: str) -> None:
+    ctx = build_context(LONG_UNIT.replace(" Discharged.", ""), 10, selector=selector)
+    assert ctx.text == ""
+    assert ctx.units == ()
+    assert ctx.reason is not None
+    assert "truncate=True" in ctx.reason and "10" in ctx.reason
+
+
+@pytest.mark.parametrize("selector", list_selectors())
+def test_truncate_cuts_one_unit_at_a_token_boundary(selector: str) -> None:
+    text = LONG_UNIT.replace(" Discharged.", "")
+    ctx = build_context(text, 10, selector=selector, truncate=True)
+    tok = get_tokenizer("o200k_base")
+    assert 0 < ctx.tokens_used <= 10
+    assert tok.count(ctx.text) == ctx.tokens_used
+    (unit,) = ctx.units
+    assert unit.truncated
+    ((a, b),) = unit.spans
+    assert a == 0 and b < len(text)
+    assert ctx.text == text[a:b]
+    assert text.startswith(ctx.text)
+    assert any("truncated" in note for note in ctx.notes)
+
+
+def test_truncate_fills_what_is_left_after_whole_units() -> None:
+    text = "Discharged home. " + LONG_UNIT
+    ctx = build_context(text, 20, selector="lead", truncate=True)
+    assert ctx.tokens_used <= 20
+    assert [u.truncated for u in ctx.units] == [False, True]
+    assert ctx.units[0].text == "Discharged home."
+
+
+def test_query_drives_relevance() -> None:
+    ctx = build_context(NOTE, 12, selector="rcd", query="apixaban dose")
+    assert ctx.relevance_source == "query"
+    assert "Apixaban" in ctx.text
+    assert ctx.query == "apixaban dose"
+
+
+def test_query_without_overlap_falls_back_to_centroid_with_warning() -> None:
+    with pytest.warns(BudgetCtxWarning, match="centroid"):
+        ctx = build_context(NOTE, 20, query="zebra xylophone")
+    assert ctx.relevance_source == "centroid (query matched no unit)"
+
+
+def test_blank_query_means_no_query() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ctx = build_context(NOTE, 20, query="   ")
+    assert ctx.relevance_source == "centroid" and ctx.query is None
+
+
+def test_section_weights_steer_relevance() -> None:
+    base = build_context(NOTE, 20, unitizer="section", selector="rcd")
+    boosted = build_context(
+        NOTE,
+        20,
+        unitizer="section",
+        selector="rcd",
+        section_weights={"discharge medications": 5.0, "hospital course": 0.0},
+    )
+    sections = {u.section for u in boosted.units}
+    assert "DISCHARGE MEDICATIONS" in sections
+    assert all(u.relevance == 0.0 for u in boosted.units if u.section == "HOSPITAL COURSE")
+    assert base.units != boosted.units
+    with pytest.raises(InvalidParameterError, match="section_weights"):
+        build_context(NOTE, 20, unitizer="section", section_weights={"plan": -1})
+
+
+def test_selection_order_rendering() -> None:
+    doc_order = build_context(NOTE, 25, selector="mmr")
+    sel_order = build_context(NOTE, 25, selector="mmr", order="selection")
+    assert {u.id for u in doc_order.units} == {u.id for u in sel_order.units}
+    first = min(sel_order.units, key=lambda u: u.rank)
+    assert sel_order.text.startswith(first.text)
+
+
+def test_provenance_and_json() -> None:
+    ctx = build_context(NOTE, 25, unitizer="section", selector="mmr")
+    data = json.loads(json.dumps(ctx.to_dict()))
+    assert data["tokens_used"] == ctx.tokens_used <= 25
+    assert data["tokens_saved"] == ctx.document_tokens - ctx.tokens_used
+    assert sorted(u["id"] for u in data["units"]) == [u.id for u in ctx.units]
+    for unit in data["units"]:
+        for a, b in unit["spans"]:
+            assert NOTE[a:b] in ctx.text
+    assert set(data["timings_ms"]) >= {"unitize", "count", "represent", "select", "render", "total"}
+    assert data["params"]["selector"] == {"lambda_": 0.7}
+    with pytest.raises(AttributeError):
+        ctx.text = "changed"  # type: ignore[misc]
+
+
+def test_options_reach_components() -> None:
+    ctx = build_context(
+        NOTE,
+        25,
+        selector="mmr",
+        selector_options={"lambda_": 0.2},
+        unitizer="window",
+        unitizer_options={"base_words": 10},
+    )
+    assert ctx.params["selector"] == {"lambda_": 0.2}
+    assert ctx.params["unitizer"]["base_words"] == 10
+
+
+def test_windows_share_tokens_once() -> None:
+    text = " ".join(f"Sentence number {i} talks about topic {i % 3}." for i in range(40))
+    ctx = build_context(
+        text, 120, unitizer="window", unitizer_options={"base_words": 20}, selector="lead"
+    )
+    assert len(ctx.units) >= 2
+    # overlapping windows render their shared sentences once
+    assert ctx.text.count("Sentence number 1 talks") == 1
+    assert ctx.tokens_used <= 120
+
+
+@pytest.mark.slow
+def test_embeddings_representation_offline(sample_note: str) -> None:
+    ctx = build_context(
+        sample_note,
+        128,
+        representation="embeddings",
+        selector="rcd",
+        query="which medications changed at discharge",
+    )
+    assert ctx.representation == "embeddings"
+    assert ctx.relevance_source == "query"
+    assert 0 < ctx.tokens_used <= 128
+    assert any("mg" in u.text for u in ctx.units)
