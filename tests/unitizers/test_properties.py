@@ -16,6 +16,7 @@ from budgetctx.unitizers import (
     list_unitizers,
     segment_text,
 )
+from budgetctx.unitizers._base import base_groups
 from tests.unitizers._invariants import (
     assert_segmentation_valid,
     assert_segments_exact,
@@ -135,11 +136,17 @@ def test_segmentation_is_deterministic(doc: str) -> None:
 def test_section_is_the_latest_heading(doc: str) -> None:
     result = SectionUnitizer().unitize(doc)
     current: str | None = None
-    for unit, segment in zip(result.units, result.segments, strict=True):
+    labels = []
+    for segment in result.segments:
         if segment.heading is not None:
             current = segment.heading
-        assert unit.section == current
-        assert unit.segments == (unit.id,)
+        labels.append(current)
+    expected_groups = base_groups(result.segments)
+    assert [list(u.segments) for u in result.units] == expected_groups
+    for unit in result.units:
+        assert unit.section == labels[unit.segments[0]]
+        # only headers precede the last segment of a unit: a header joins what it introduces
+        assert all(result.segments[i].kind == "header" for i in unit.segments[:-1])
 
 
 @PROPERTY_SETTINGS
@@ -174,4 +181,7 @@ def test_clusters_partition_segments_for_any_parameters(
     owners = sorted(i for unit in result.units for i in unit.segments)
     assert owners == list(range(len(result.segments)))
     if max_segments is not None:
-        assert all(len(unit.segments) <= max_segments for unit in result.units)
+        # a header rides along with the sentence it introduces and is not counted
+        for unit in result.units:
+            content = [i for i in unit.segments if result.segments[i].kind != "header"]
+            assert len(content) <= max_segments

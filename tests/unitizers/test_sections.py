@@ -5,14 +5,30 @@ from __future__ import annotations
 import pytest
 
 from budgetctx.unitizers import SectionUnitizer, SentenceUnitizer
+from budgetctx.unitizers._sentence import section_labels
 from tests.unitizers._invariants import assert_segmentation_valid
 
 
 def sections(text: str) -> list[tuple[str, str | None]]:
-    """(unit text, section) for every unit of the Section unitizer."""
+    """(segment text, section) for every segment the Section unitizer labels; its units
+    group a header with the sentence it introduces (see test_header_joins_its_sentence)."""
     result = SectionUnitizer().unitize(text)
     assert_segmentation_valid(text, result)
-    return [(u.text, u.section) for u in result.units]
+    labels = section_labels(result.segments)
+    for unit in result.units:
+        assert unit.section == labels[unit.segments[0]]
+    return [(seg.text, label) for seg, label in zip(result.segments, labels, strict=True)]
+
+
+def test_header_joins_its_sentence() -> None:
+    result = SectionUnitizer().unitize("CHIEF COMPLAINT\nChest pain.\nPLAN\n\nRest. Fluids.")
+    assert [(u.segments, u.text, u.kind, u.section) for u in result.units] == [
+        ((0, 1), "CHIEF COMPLAINT Chest pain.", "sentence", "CHIEF COMPLAINT"),
+        ((2, 3), "PLAN Rest.", "sentence", "PLAN"),
+        ((4,), "Fluids.", "sentence", "PLAN"),
+    ]
+    trailing = SectionUnitizer().unitize("Stable.\nFOLLOW-UP")
+    assert [(u.segments, u.kind) for u in trailing.units] == [((0,), "sentence"), ((1,), "header")]
 
 
 def section_after(header_line: str) -> str | None:

@@ -350,14 +350,13 @@ def test_header_longer_than_max_words_is_cut_like_text() -> None:
     assert [s.text for s in segments] == ["## one two", "three four five", "six", "Text."]
 
 
-def test_sentence_unitizer_one_unit_per_segment() -> None:
+def test_sentence_unitizer_one_unit_per_sentence_header_attached() -> None:
     text = "CHIEF COMPLAINT\nChest pain.\n1. Aspirin 81 mg p.o. daily.\n2. Lisinopril 10 mg daily"
     result = SentenceUnitizer().unitize(text)
     assert [(u.text, u.kind, u.section) for u in result.units] == [
-        ("CHIEF COMPLAINT", "header", None),
-        ("Chest pain.", "sentence", None),
+        ("CHIEF COMPLAINT Chest pain.", "sentence", None),
         ("1. Aspirin 81 mg p.o. daily.", "item", None),
         ("2. Lisinopril 10 mg daily", "item", None),
     ]
-    assert [u.segments for u in result.units] == [(0,), (1,), (2,), (3,)]
+    assert [u.segments for u in result.units] == [(0, 1), (2,), (3,)]
     assert result.overlapping is False

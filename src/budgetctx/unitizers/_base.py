@@ -11,6 +11,7 @@ from budgetctx.unitizers._segment import Segment
 
 __all__ = [
     "Segmentation",
+    "base_groups",
     "Unit",
     "Unitizer",
     "get_unitizer",
@@ -62,6 +63,30 @@ class Unitizer(Protocol):
     def unitize(self, text: str) -> Segmentation: ...
 
 
+def base_groups(segments: Sequence[Segment]) -> list[list[int]]:
+    """Segment indices grouped so that a header line travels with what it introduces.
+
+    A header alone ("DISCHARGE MEDICATIONS:") tells a model nothing and, being short, is
+    cheap enough that cost-scaled selectors would collect headers instead of content; so
+    consecutive header segments join the first segment after them. A trailing header stays
+    on its own.
+
+    >>> from budgetctx.unitizers import segment_text
+    >>> base_groups(segment_text("PLAN\\nRest. Fluids."))
+    [[0, 1], [2]]
+    """
+    groups: list[list[int]] = []
+    pending: list[int] = []
+    for i, seg in enumerate(segments):
+        pending.append(i)
+        if seg.kind != "header":
+            groups.append(pending)
+            pending = []
+    if pending:
+        groups.append(pending)
+    return groups
+
+
 def units_from_groups(
     segments: Sequence[Segment],
     groups: Sequence[Sequence[int]],
@@ -80,7 +105,7 @@ def units_from_groups(
                 segments=idx,
                 spans=tuple((s.start, s.end) for s in segs),
                 text=" ".join(s.text for s in segs),
-                kind=kind or segs[0].kind,
+                kind=kind or segs[-1].kind,
                 section=sections[uid] if sections is not None else None,
             )
         )

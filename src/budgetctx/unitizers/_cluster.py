@@ -12,7 +12,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from budgetctx._errors import InvalidParameterError
-from budgetctx.unitizers._base import Segmentation, units_from_groups
+from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import segment_text
 from budgetctx.unitizers._sentence import _check_max_words, section_labels
 
@@ -26,7 +26,8 @@ class ClusterUnitizer:
     Edge weight: ``cos(i, j) * exp(-|i - j| / decay)``; only pairs close enough for the weight
     to reach the threshold are compared, so the cost is linear in the number of sentences.
     Connected components become units (possibly several non-contiguous spans); a component
-    larger than ``max_segments`` is cut into runs of that many sentences so that no unit
+    larger than ``max_segments`` sentences is cut into runs of that many (a header rides
+    along with its sentence and is not counted) so that no unit
     swallows a whole document.
 
     >>> text = "Chest pain at rest. Chest pain resolved. Diet as tolerated."
@@ -72,7 +73,10 @@ class ClusterUnitizer:
         n = len(segments)
         if n == 0:
             return Segmentation(text, segments, (), self.name)
-        groups = self._components([s.text for s in segments])
+        # Cluster base groups (a sentence, with its header if it has one), then expand.
+        items = base_groups(segments)
+        comps = self._components([" ".join(segments[i].text for i in item) for item in items])
+        groups = [[i for c in comp for i in items[c]] for comp in comps]
         labels = section_labels(segments)
         units = units_from_groups(
             segments, groups, kind="cluster", sections=[labels[g[0]] for g in groups]

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError
-from budgetctx.unitizers._base import Segmentation, units_from_groups
+from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import Segment, segment_text
 
 __all__ = ["SectionUnitizer", "SentenceUnitizer", "section_labels"]
@@ -24,7 +24,7 @@ def _check_max_words(max_words: int | None) -> None:
 
 @dataclass(frozen=True)
 class SentenceUnitizer:
-    """One unit per sentence, list item or header line.
+    """One unit per sentence or list item; a header line joins the sentence it introduces.
 
     >>> [u.text for u in SentenceUnitizer().unitize("Seen by Dr. Lee. Na 135, K 4.1.").units]
     ['Seen by Dr. Lee.', 'Na 135, K 4.1.']
@@ -44,7 +44,7 @@ class SentenceUnitizer:
 
     def unitize(self, text: str) -> Segmentation:
         segments = tuple(segment_text(text, max_words=self.max_words))
-        units = units_from_groups(segments, [[i] for i in range(len(segments))])
+        units = units_from_groups(segments, base_groups(segments))
         return Segmentation(text, segments, units, self.name)
 
 
@@ -61,7 +61,8 @@ def section_labels(segments: tuple[Segment, ...] | list[Segment]) -> list[str | 
 
 @dataclass(frozen=True)
 class SectionUnitizer:
-    """Sentence units labelled with their section (the paper's Section-Unit).
+    """Sentence units labelled with their section (the paper's Section-Unit); a header line
+    joins the sentence it introduces.
 
     Headers are recognised in clinical (``HOSPITAL COURSE:``), Markdown (``## Methods``) and
     abstract (``Background``) styles; a document without headers gives unlabelled sentences.
@@ -86,5 +87,6 @@ class SectionUnitizer:
     def unitize(self, text: str) -> Segmentation:
         segments = tuple(segment_text(text, max_words=self.max_words))
         labels = section_labels(segments)
-        units = units_from_groups(segments, [[i] for i in range(len(segments))], sections=labels)
+        groups = base_groups(segments)
+        units = units_from_groups(segments, groups, sections=[labels[g[0]] for g in groups])
         return Segmentation(text, segments, units, self.name)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from budgetctx._errors import InvalidParameterError
-from budgetctx.unitizers._base import Segmentation, units_from_groups
+from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import segment_text
 from budgetctx.unitizers._sentence import _check_max_words, section_labels
 
@@ -165,8 +165,12 @@ class WindowUnitizer:
         n = len(segments)
         if n == 0:
             return Segmentation(text, segments, (), self.name, overlapping=self.overlap > 0)
-        words = np.array([len(s.text.split()) for s in segments], dtype=float)
-        dens = np.array([_density(s.text) for s in segments])
+        # Windows are made of whole base groups (a sentence, with its header if it has one).
+        items = base_groups(segments)
+        n = len(items)
+        texts = [" ".join(segments[i].text for i in item) for item in items]
+        words = np.array([len(t.split()) for t in texts], dtype=float)
+        dens = np.array([_density(t) for t in texts])
         # Local density: word-weighted mean over a few neighbouring segments.
         kernel = np.ones(5)
         local = np.convolve(dens * words, kernel, "same") / np.maximum(
@@ -182,7 +186,7 @@ class WindowUnitizer:
             while end < n and (total < target or end == start):
                 total += words[end]
                 end += 1
-            groups.append(list(range(start, end)))
+            groups.append([i for item in items[start:end] for i in item])
             if end >= n:
                 break
             # Next window starts where `overlap` of this one's words remain ahead of it.
