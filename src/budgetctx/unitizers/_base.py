@@ -11,9 +11,9 @@ from budgetctx.unitizers._segment import Segment
 
 __all__ = [
     "Segmentation",
-    "base_groups",
     "Unit",
     "Unitizer",
+    "base_groups",
     "get_unitizer",
     "list_unitizers",
     "register_unitizer",
