@@ -20,6 +20,7 @@ miss one are flagged with "!".
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -470,9 +471,8 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
         print("| " + " | ".join(row) + " |")
 
 
-def machine_facts(data_dir: Path) -> None:
-    load = os.getloadavg()
-    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+def source_state() -> str:
+    """Commit, whether src/ is modified, and a digest of the source files actually imported."""
     try:
         commit = subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
@@ -488,6 +488,19 @@ def machine_facts(data_dir: Path) -> None:
         ).stdout.strip()
     except OSError:
         commit, dirty = "?", ""
+    digest = hashlib.sha1()
+    package = Path(budgetctx.__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    state = f"{len(dirty.splitlines())} file(s) under src/ modified" if dirty else "clean src/"
+    return f"{commit or '?'} ({state}; source digest {digest.hexdigest()[:10]})"
+
+
+def machine_facts(data_dir: Path) -> str:
+    load = os.getloadavg()
+    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    source = source_state()
     import numpy as np
 
     print("## Machine")
@@ -498,13 +511,11 @@ def machine_facts(data_dir: Path) -> None:
     )
     print(f"- cpu_count {os.cpu_count()}, usable CPUs {affinity}")
     print(f"- budgetctx {budgetctx.__version__}, numpy {np.__version__}, tokenizer {TOKENIZER}")
-    state = (
-        f" ({len(dirty.splitlines())} file(s) under src/ modified)" if dirty else " (clean src/)"
-    )
-    print(f"- repo commit {commit or '?'}{state}")
+    print(f"- repo commit {source}")
     print(f"- data {data_dir}")
     print(f"- load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print()
+    return source
 
 
 # --------------------------------------------------------------------------- sections
@@ -788,6 +799,18 @@ def run_scaling(args: argparse.Namespace, tok: Tokenizer, corpus: Corpus, runner
         table,
     )
     print()
+    ok = [r for r in rows if r.totals]
+    if len(ok) >= 2:
+        first, last = ok[0], ok[-1]
+        span = math.log(last.units[0] / first.units[0])
+        k_total = math.log(last.median / first.median) / span
+        sel_first, sel_last = first.stages.get("select"), last.stages.get("select")
+        k_sel = f"{math.log(sel_last / sel_first) / span:.2f}" if sel_first and sel_last else "-"
+        print(
+            f"Overall {first.size} -> {last.size}: units x{last.units[0] / first.units[0]:.2f}, "
+            f"total x{last.median / first.median:.2f} (exponent {k_total:.2f}), "
+            f"select exponent {k_sel}."
+        )
     print("Growth exponent k: total ~ units^k between consecutive sizes (1 = linear).")
     print()
 
@@ -897,7 +920,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scaling", action="store_true", help="also time one selector at 8k-64k")
     parser.add_argument("--scaling-selector", default="rcd")
     parser.add_argument("--scaling-budget", type=int, default=2048)
-    parser.add_argument("--scaling-repeats", type=int, default=3)
+    parser.add_argument("--scaling-repeats", type=int, default=5)
     parser.add_argument(
         "--huge", action="store_true", help="also run a ~5 MB document (memory < 1 GiB check)"
     )
@@ -930,7 +953,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         selectors = [s for s in selectors if s in args.selectors]
 
     t_start = time.perf_counter()
-    machine_facts(data_dir)
+    source_before = machine_facts(data_dir)
     tok = get_tokenizer(TOKENIZER)
     corpus = Corpus(leval, notes, args.seed)
     with tempfile.TemporaryDirectory(prefix="bench_build_context_") as tmp:
@@ -949,6 +972,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "the parent's pages from before exec.)"
                 )
             print(note)
+    source_after = source_state()
+    if source_after != source_before:
+        print(f"! The source changed during the run: now {source_after}")
     load = os.getloadavg()
     print(f"Load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"Wall time: {time.perf_counter() - t_start:.0f} s")

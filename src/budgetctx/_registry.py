@@ -7,6 +7,7 @@ A registry maps a name to a factory. Factories are called with keyword options, 
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -18,6 +19,7 @@ T = TypeVar("T")
 __all__ = ["Registry"]
 
 
+@functools.cache
 def _accepted_options(factory: Callable[..., Any]) -> list[str] | None:
     """Keyword options a factory takes; None when it takes arbitrary keywords."""
     try:
@@ -29,16 +31,17 @@ def _accepted_options(factory: Callable[..., Any]) -> list[str] | None:
     return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
-def _required_options(factory: Callable[..., Any]) -> set[str]:
+@functools.cache
+def _required_options(factory: Callable[..., Any]) -> frozenset[str]:
     try:
         params = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):  # pragma: no cover
-        return set()
-    return {
+        return frozenset()
+    return frozenset(
         p.name
         for p in params
         if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    }
+    )
 
 
 class Registry(Generic[T]):

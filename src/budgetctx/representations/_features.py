@@ -17,6 +17,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +38,7 @@ __all__ = [
 
 DENSE_LIMIT = 4096
 FloatArray = NDArray[np.float64]
+AnyFloatArray = NDArray[np.floating[Any]]
 IntArray = NDArray[np.int64]
 
 
@@ -49,7 +51,7 @@ class Kernel:
         """Exact non-negative similarity of every unit to unit ``j``."""
         raise NotImplementedError
 
-    def coverage_column(self, j: int) -> tuple[IntArray | None, FloatArray]:
+    def coverage_column(self, j: int) -> tuple[IntArray | None, AnyFloatArray]:
         """``(rows, values)`` of the coverage kernel's column ``j``; rows None means all."""
         raise NotImplementedError
 
@@ -74,31 +76,51 @@ class Kernel:
 
 
 class DenseKernel(Kernel):
-    """A dense PSD kernel ``G``; coverage uses ``max(G, 0)``."""
+    """A dense symmetric PSD kernel ``G``; coverage uses ``max(G, 0)``.
+
+    Columns are read as rows (G is symmetric), which are contiguous in memory.
+    """
 
     def __init__(self, G: NDArray[np.floating]) -> None:
         self.G = np.ascontiguousarray(G, dtype=np.float32)
+        if self.G.shape[0] != self.G.shape[1]:
+            raise InvalidParameterError(
+                f"A kernel must be square, got shape {self.G.shape}; pass an n x n matrix.",
+                parameter="kernel",
+                value=self.G.shape,
+            )
         self.n = self.G.shape[0]
         self._cov_sums: FloatArray | None = None
+        self._pos: NDArray[np.float32] | None = None
+
+    @property
+    def positive(self) -> NDArray[np.float32]:
+        """``max(G, 0)``, computed once: the coverage kernel."""
+        if self._pos is None:
+            self._pos = np.maximum(self.G, 0.0)
+        return self._pos
 
     def column(self, j: int) -> FloatArray:
-        return np.maximum(self.G[:, j], 0.0).astype(np.float64)
+        out: FloatArray = self.positive[j].astype(np.float64)
+        return out
 
-    def coverage_column(self, j: int) -> tuple[IntArray | None, FloatArray]:
-        return None, self.column(j)
+    def coverage_column(self, j: int) -> tuple[IntArray | None, AnyFloatArray]:
+        # a float32 view, no copy: callers only read it
+        return None, self.positive[j]
 
     def coverage_sums(self) -> FloatArray:
         if self._cov_sums is None:
-            sums: FloatArray = np.maximum(self.G, 0.0).sum(axis=0, dtype=np.float64)
+            sums: FloatArray = self.positive.sum(axis=0, dtype=np.float64)
             self._cov_sums = sums
         return self._cov_sums
 
     def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
-        out: FloatArray = self.G[np.asarray(rows, dtype=np.int64), j].astype(np.float64)
+        out: FloatArray = self.G[j, np.asarray(rows, dtype=np.int64)].astype(np.float64)
         return out
 
     def gram_column(self, j: int) -> FloatArray:
-        return self.G[:, j].astype(np.float64)
+        out: FloatArray = self.G[j].astype(np.float64)
+        return out
 
     def gram_diag(self) -> FloatArray:
         return np.diag(self.G).astype(np.float64)
@@ -135,7 +157,7 @@ class SparseKernel(Kernel):
     def column(self, j: int) -> FloatArray:
         return np.maximum(self._dot(slice(None), j), 0.0)
 
-    def coverage_column(self, j: int) -> tuple[IntArray | None, FloatArray]:
+    def coverage_column(self, j: int) -> tuple[IntArray | None, AnyFloatArray]:
         start, end = self.S.indptr[j], self.S.indptr[j + 1]
         return self.S.indices[start:end].astype(np.int64), self.S.data[start:end]
 

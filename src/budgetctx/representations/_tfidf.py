@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ __all__ = ["TfidfRepresentation"]
 
 # Keeps clinical tokens whole: "b.i.d", "4.1", "120/80", "x-ray", "IL-6".
 _TOKEN_PATTERN = r"(?u)\b\w+(?:[./\-']\w+)*\b"
+_LOCAL = threading.local()
 
 
 @dataclass
@@ -56,6 +58,16 @@ class TfidfRepresentation:
             dtype=np.float64,
         )
 
+    def _per_document(self) -> TfidfVectorizer:
+        # One vectorizer per thread, refitted for each document: a fresh one re-validates its
+        # stop-word list every time, which cost more than fitting a note's 100 sentences.
+        key = (self.stop_words, self.sublinear_tf, self.ngram_range)
+        cache: dict[tuple[Any, ...], TfidfVectorizer] = _LOCAL.__dict__.setdefault("vec", {})
+        vec = cache.get(key)
+        if vec is None:
+            vec = cache[key] = self._new()
+        return vec
+
     def fit(self, corpus: Sequence[str]) -> TfidfRepresentation:
         """Fit vocabulary and IDF on ``corpus``; later documents reuse them."""
         self.vectorizer_ = self._new().fit(list(corpus))
@@ -70,7 +82,7 @@ class TfidfRepresentation:
                 vec = self.vectorizer_
                 X = vec.transform(list(texts))
             else:
-                vec = self._new()
+                vec = self._per_document()
                 X = vec.fit_transform(list(texts))
         except ValueError:
             # Only stop words / no word characters: every unit is equally (un)informative.

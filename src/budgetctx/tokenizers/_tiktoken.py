@@ -131,9 +131,10 @@ class TiktokenTokenizer:
         return len(self._enc.encode_ordinary(text))
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
-        if len(texts) < 64:
-            return [len(self._enc.encode_ordinary(t)) for t in texts]
-        return [len(ids) for ids in self._enc.encode_ordinary_batch(list(texts))]
+        # A plain loop: tiktoken's threaded encode_ordinary_batch was 5x slower on 2 cores
+        # for the few hundred short segments of a note (thread-pool overhead per call).
+        encode = self._enc.encode_ordinary
+        return [len(encode(t)) for t in texts]
 
     def truncate(self, text: str, max_tokens: int) -> str:
         ids = self._enc.encode_ordinary(text)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import ctypes
 import re
+import threading
 from dataclasses import dataclass
+from typing import Any
 
 import blingfire
 import numpy as np
@@ -381,34 +383,42 @@ def _sentence_spans(chunk: str) -> list[tuple[int, int]]:
     """
     if not _MAYBE_BOUNDARY.search(chunk):
         return [(0, len(chunk))]  # one sentence: skip the call (most lines of a transcript)
-    lib = getattr(blingfire, "blingfire", None)
-    fn = getattr(lib, "TextToSentencesWithOffsets", None)
+    fn = _BLINGFIRE_FN
     if fn is None:  # pragma: no cover - other blingfire builds
         return list(blingfire.text_to_sentences_and_offsets(chunk)[1])
     data = chunk.encode("utf-8")
     size = 2 * len(data) + 1
-    out = ctypes.create_string_buffer(size)
-    starts = (ctypes.c_int32 * size)()
-    ends = (ctypes.c_int32 * size)()
-    n_out = fn(
-        ctypes.c_char_p(data),
-        ctypes.c_int(len(data)),
-        ctypes.byref(out),
-        ctypes.byref(starts),
-        ctypes.byref(ends),
-        ctypes.c_int(size),
-    )
-    if n_out <= 0 or n_out > size:
+    out, starts, ends = _buffers(size)
+    n_out = fn(data, len(data), out, starts, ends, len(out))
+    if n_out <= 0 or n_out > len(out):
         return [(0, len(chunk))]
     k = out.value.count(b"\n") + 1
-    a = np.ctypeslib.as_array(starts)[:k].astype(np.int64)
-    b = np.ctypeslib.as_array(ends)[:k].astype(np.int64) + 1
-    if not chunk.isascii():
-        # character index of every byte offset: count the bytes that start a character
-        raw = np.frombuffer(data, dtype=np.uint8)
-        char_of = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
-        a, b = char_of[a], char_of[np.minimum(b, len(data))]
+    if len(data) == len(chunk):  # ASCII: byte offsets are character offsets
+        return [(a, b + 1) for a, b in zip(starts[:k], ends[:k], strict=True)]
+    # character index of every byte offset: count the bytes that start a character
+    raw = np.frombuffer(data, dtype=np.uint8)
+    char_of = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
+    a = char_of[np.asarray(starts[:k], dtype=np.int64)]
+    b = char_of[np.minimum(np.asarray(ends[:k], dtype=np.int64) + 1, len(data))]
     return [(int(x), int(y)) for x, y in zip(a, b, strict=True)]
+
+
+_BLINGFIRE_FN = getattr(getattr(blingfire, "blingfire", None), "TextToSentencesWithOffsets", None)
+_LOCAL = threading.local()
+
+
+def _buffers(size: int) -> tuple[ctypes.Array[ctypes.c_char], Any, Any]:
+    """Output buffers for blingfire, reused per thread (allocation cost more than the call)."""
+    cached = getattr(_LOCAL, "buffers", None)
+    if cached is None or len(cached[0]) < size:
+        size = max(size, 1 << 14)
+        cached = (
+            ctypes.create_string_buffer(size),
+            (ctypes.c_int32 * size)(),
+            (ctypes.c_int32 * size)(),
+        )
+        _LOCAL.buffers = cached
+    return cached
 
 
 def _split_block(
@@ -523,7 +533,7 @@ _WORD_END = re.compile(r"\S+")
 def _cap_words(chunk: str, a: int, b: int, max_words: int | None) -> list[tuple[int, int]]:
     """Cut a very long sentence (a table row dump, an unpunctuated transcript) into pieces of at
     most ``max_words`` words, so that no segment is absurdly larger than a typical budget."""
-    if max_words is None:
+    if max_words is None or b - a <= 2 * max_words:  # n words need at least 2n - 1 chars
         return [(a, b)]
     words = list(_WORD_END.finditer(chunk, a, b))
     if len(words) <= max_words:
