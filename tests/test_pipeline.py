@@ -226,3 +226,30 @@ def test_embeddings_representation_offline(sample_note: str) -> None:
     assert ctx.relevance_source == "query"
     assert 0 < ctx.tokens_used <= 128
     assert any("mg" in u.text for u in ctx.units)
+
+
+def test_prepare_once_select_many_equals_build_context() -> None:
+    from budgetctx import prepare
+
+    doc = prepare(NOTE, unitizer="section", query="apixaban")
+    for selector in list_selectors():
+        for budget in (8, 20, 40, 10_000):
+            once = build_context(
+                NOTE, budget, unitizer="section", query="apixaban", selector=selector
+            )
+            again = doc.select(budget, selector=selector)
+            assert again.text == once.text
+            assert again.units == once.units
+            assert again.excluded == once.excluded
+            assert again.reason == once.reason
+
+
+def test_prepared_select_validates() -> None:
+    from budgetctx import prepare
+
+    doc = prepare(NOTE)
+    with pytest.raises(InvalidParameterError, match="budget"):
+        doc.select(0)
+    with pytest.raises(UnknownComponentError):
+        doc.select(10, selector="nope")
+    assert prepare("   ").select(10).reason is not None

@@ -18,7 +18,7 @@ from budgetctx._errors import (
     UnknownComponentError,
 )
 from budgetctx.context import Context, SelectedUnit
-from budgetctx.pipeline import build_context
+from budgetctx.pipeline import PreparedDocument, build_context, prepare
 from budgetctx.representations import (
     Representation,
     UnitFeatures,
@@ -38,6 +38,7 @@ __all__ = [
     "DatasetError",
     "InputError",
     "InvalidParameterError",
+    "PreparedDocument",
     "Representation",
     "Segmentation",
     "SelectedUnit",
@@ -60,4 +61,5 @@ __all__ = [
     "list_selectors",
     "list_tokenizers",
     "list_unitizers",
+    "prepare",
 ]

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx.context import Context, SelectedUnit
 from budgetctx.representations import (
     DENSE_LIMIT,
+    DenseKernel,
     Representation,
+    UnitFeatures,
     build_features,
     get_representation,
 )
@@ -20,7 +24,7 @@ from budgetctx.selectors import Selection, SelectionProblem, Selector, get_selec
 from budgetctx.tokenizers import Tokenizer, get_tokenizer
 from budgetctx.unitizers import Segmentation, Unitizer, get_unitizer
 
-__all__ = ["DEFAULT_SELECTOR", "build_context", "validate_text"]
+__all__ = ["DEFAULT_SELECTOR", "PreparedDocument", "build_context", "prepare", "validate_text"]
 
 DEFAULT_SELECTOR = "mmr"
 
@@ -64,6 +68,131 @@ def _validate_budget(budget: object) -> int:
     return int(budget)
 
 
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000.0, 3)
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedDocument:
+    """A document unitized, counted and represented once, ready for any budget and selector.
+
+    Build it with :func:`prepare`; :meth:`select` then costs only the selection itself, which
+    is what a budget sweep or a service answering several budgets wants.
+
+    >>> doc = prepare("Chest pain. Troponin negative. Discharged home.")
+    >>> [doc.select(b, selector="lead").tokens_used for b in (3, 8, 100)]
+    [3, 8, 12]
+    """
+
+    text: str
+    segmentation: Segmentation
+    segment_costs: NDArray[np.int64]
+    features: UnitFeatures
+    document_tokens: int
+    tokenizer: Tokenizer
+    separator: str
+    query: str | None
+    relevance_source: str
+    names: dict[str, str]
+    params: dict[str, Any]
+    timings_ms: dict[str, float]
+
+    @property
+    def n_units(self) -> int:
+        return len(self.segmentation.units)
+
+    def select(
+        self,
+        budget: int,
+        *,
+        selector: str | Selector = DEFAULT_SELECTOR,
+        selector_options: Mapping[str, Any] | None = None,
+        order: Literal["document", "selection"] = "document",
+        truncate: bool = False,
+    ) -> Context:
+        """The context of at most ``budget`` tokens chosen by ``selector``."""
+        return _select(self, budget, selector, selector_options, order, truncate)
+
+
+def prepare(
+    text: str,
+    *,
+    tokenizer: str | Tokenizer = "o200k_base",
+    unitizer: str | Unitizer = "sentence",
+    representation: str | Representation = "tfidf",
+    query: str | None = None,
+    separator: str = "\n",
+    section_weights: Mapping[str, float] | None = None,
+    unitizer_options: Mapping[str, Any] | None = None,
+    dense_limit: int = DENSE_LIMIT,
+) -> PreparedDocument:
+    """Unitize ``text``, count every segment with ``tokenizer`` and compute relevance (to
+    ``query``, else to the document centroid) and similarities. See :func:`build_context`."""
+    t_start = time.perf_counter()
+    text = validate_text(text)
+    if not isinstance(separator, str):
+        raise InvalidParameterError(
+            f"separator must be a str, got {type(separator).__name__}; e.g. separator='\\n'.",
+            parameter="separator",
+            value=repr(separator),
+        )
+    if query is not None and not isinstance(query, str):
+        raise InvalidParameterError(
+            f"query must be a str or None, got {type(query).__name__}.",
+            parameter="query",
+            value=type(query).__name__,
+        )
+    if query is not None and not query.strip():
+        query = None
+    tok = get_tokenizer(tokenizer)
+    unit = get_unitizer(unitizer, **dict(unitizer_options or {}))
+    rep = get_representation(representation)
+    names = {"tokenizer": tok.name, "unitizer": unit.name, "representation": rep.name}
+    params = {"unitizer": unit.params(), "representation": rep.params()}
+    timings: dict[str, float] = {}
+
+    t = time.perf_counter()
+    seg = unit.unitize(text) if text.strip() else Segmentation(text, (), (), unit.name)
+    timings["unitize"] = _ms(t)
+    t = time.perf_counter()
+    seg_costs = np.asarray(
+        tok.count_batch([s.text + separator for s in seg.segments]), dtype=np.int64
+    )
+    doc_tokens = tok.count(text)
+    timings["count"] = _ms(t)
+    t = time.perf_counter()
+    if seg.units:
+        encoded = rep.encode([u.text for u in seg.units], query=query)
+        features = build_features(
+            encoded,
+            sections=[u.section for u in seg.units],
+            section_weights=section_weights,
+            dense_limit=dense_limit,
+        )
+    else:
+        features = UnitFeatures(
+            relevance=np.zeros(0),
+            kernel=DenseKernel(np.zeros((0, 0))),
+            relevance_source="centroid",
+        )
+    timings["represent"] = _ms(t)
+    timings["prepare"] = _ms(t_start)
+    return PreparedDocument(
+        text=text,
+        segmentation=seg,
+        segment_costs=seg_costs,
+        features=features,
+        document_tokens=doc_tokens,
+        tokenizer=tok,
+        separator=separator,
+        query=query,
+        relevance_source=features.relevance_source,
+        names=names,
+        params=params,
+        timings_ms=timings,
+    )
+
+
 def build_context(
     text: str,
     budget: int,
@@ -94,59 +223,68 @@ def build_context(
     >>> ctx.units[0].spans
     ((0, 28),)
     """
-    t_start = time.perf_counter()
-    text = validate_text(text)
-    budget = _validate_budget(budget)
-    if not isinstance(separator, str):
-        raise InvalidParameterError(
-            f"separator must be a str, got {type(separator).__name__}; e.g. separator='\\n'.",
-            parameter="separator",
-            value=repr(separator),
-        )
+    # Validate the cheap arguments before the expensive preparation.
+    _validate_budget(budget)
+    _validate_order(order)
+    sel = get_selector(selector, **dict(selector_options or {}))
+    doc = prepare(
+        text,
+        tokenizer=tokenizer,
+        unitizer=unitizer,
+        representation=representation,
+        query=query,
+        separator=separator,
+        section_weights=section_weights,
+        unitizer_options=unitizer_options,
+        dense_limit=dense_limit,
+    )
+    return doc.select(budget, selector=sel, order=order, truncate=truncate)
+
+
+def _validate_order(order: object) -> None:
     if order not in ("document", "selection"):
         raise InvalidParameterError(
             f"order must be 'document' or 'selection', got {order!r}.",
             parameter="order",
             value=order,
         )
-    if query is not None and not isinstance(query, str):
-        raise InvalidParameterError(
-            f"query must be a str or None, got {type(query).__name__}.",
-            parameter="query",
-            value=type(query).__name__,
-        )
-    if query is not None and not query.strip():
-        query = None
-    tok = get_tokenizer(tokenizer)
-    unit = get_unitizer(unitizer, **dict(unitizer_options or {}))
-    rep = get_representation(representation)
+
+
+def _select(
+    doc: PreparedDocument,
+    budget: int,
+    selector: str | Selector,
+    selector_options: Mapping[str, Any] | None,
+    order: Literal["document", "selection"],
+    truncate: bool,
+) -> Context:
+    t_start = time.perf_counter()
+    budget = _validate_budget(budget)
+    _validate_order(order)
     sel = get_selector(selector, **dict(selector_options or {}))
-    names = {
-        "tokenizer": tok.name,
-        "unitizer": unit.name,
-        "representation": rep.name,
-        "selector": sel.name,
-    }
-    params = {"selector": sel.params(), "unitizer": unit.params(), "representation": rep.params()}
-    timings: dict[str, float] = {}
-
-    def ms(since: float) -> float:
-        return round((time.perf_counter() - since) * 1000.0, 3)
-
+    seg, tok, separator = doc.segmentation, doc.tokenizer, doc.separator
+    seg_costs, features = doc.segment_costs, doc.features
+    relevance = features.relevance
+    timings = {k: v for k, v in doc.timings_ms.items() if k != "prepare"}
     common: dict[str, Any] = {
         "budget": budget,
         "separator": separator,
-        "query": query,
-        "params": params,
-        **names,
+        "query": doc.query,
+        "params": {"selector": sel.params(), **doc.params},
+        "relevance_source": doc.relevance_source,
+        "selector": sel.name,
+        **doc.names,
     }
 
-    if not text.strip():
-        timings["total"] = ms(t_start)
+    def total() -> float:
+        return round(doc.timings_ms["prepare"] + _ms(t_start), 3)
+
+    if not seg.units:
+        timings["total"] = total()
         return Context(
             text="",
             tokens_used=0,
-            document_tokens=tok.count(text),
+            document_tokens=doc.document_tokens,
             units=(),
             excluded=(),
             n_units=0,
@@ -155,36 +293,14 @@ def build_context(
             **common,
         )
 
-    t = time.perf_counter()
-    seg = unit.unitize(text)
-    timings["unitize"] = ms(t)
-    t = time.perf_counter()
-    seg_costs = np.asarray(
-        tok.count_batch([s.text + separator for s in seg.segments]), dtype=np.int64
-    )
-    doc_tokens = tok.count(text)
-    timings["count"] = ms(t)
-
-    t = time.perf_counter()
-    encoded = rep.encode([u.text for u in seg.units], query=query)
-    features = build_features(
-        encoded,
-        sections=[u.section for u in seg.units],
-        section_weights=section_weights,
-        dense_limit=dense_limit,
-    )
-    timings["represent"] = ms(t)
-    relevance = features.relevance
-    common["relevance_source"] = features.relevance_source
-
-    if doc_tokens <= budget:
+    if doc.document_tokens <= budget:
         # Nothing to cut: send the document verbatim, every unit kept.
         kept = [_selected(seg, u.id, seg_costs, relevance, 0.0, rank=u.id) for u in seg.units]
-        timings["total"] = ms(t_start)
+        timings["total"] = total()
         return Context(
-            text=text,
-            tokens_used=doc_tokens,
-            document_tokens=doc_tokens,
+            text=doc.text,
+            tokens_used=doc.document_tokens,
+            document_tokens=doc.document_tokens,
             units=tuple(kept),
             excluded=(),
             n_units=len(seg.units),
@@ -204,8 +320,7 @@ def build_context(
     )
     t = time.perf_counter()
     selection = sel.select(problem)
-    timings["select"] = ms(t)
-
+    timings["select"] = _ms(t)
     t = time.perf_counter()
     notes: list[str] = []
     chosen = list(selection.order)
@@ -227,7 +342,7 @@ def build_context(
             )
             if truncated is not None:
                 notes.append(f"unit {cand} truncated to fit the budget")
-    timings["render"] = ms(t)
+    timings["render"] = _ms(t)
 
     gain_of = dict(zip(selection.order, selection.gains, strict=True))
     rank_of = {u: k for k, u in enumerate(selection.order)}
@@ -260,11 +375,11 @@ def build_context(
         )
     if selection.note:
         notes.insert(0, selection.note)
-    timings["total"] = ms(t_start)
+    timings["total"] = total()
     return Context(
         text=rendered,
         tokens_used=used,
-        document_tokens=doc_tokens,
+        document_tokens=doc.document_tokens,
         units=tuple(kept),
         excluded=tuple(u.id for u in seg.units if u.id not in kept_set),
         n_units=len(seg.units),
