@@ -80,6 +80,8 @@ class Row:
 
 @dataclass(frozen=True)
 class DatasetRead:
+    """The rows of a dataset and how many source records were skipped as unusable."""
+
     rows: list[Row]
     skipped: int = 0
 

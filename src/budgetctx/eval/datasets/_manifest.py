@@ -48,7 +48,7 @@ DEVARAJ = Repository(
 MTSAMPLES = Repository(
     "terrah27/spider_mtsamples.com",
     "7794f006f0a38e1747596a07f9b55987d6add8fd",
-    "no license; mtsamples.com pages are for reference only, research evaluation, do not redistribute",
+    'no license; mtsamples.com pages are "for reference purpose only"; no redistribution',
 )
 
 # task -> (sha256, size) of LEval-data/Open-ended-tasks/<task>.jsonl
