@@ -155,6 +155,153 @@ def components() -> None:
         typer.echo(f"{kind}: {', '.join(names)}")
 
 
+datasets_app = typer.Typer(no_args_is_help=True, help="Evaluation datasets: list, inspect, fetch.")
+app.add_typer(datasets_app, name="datasets")
+
+DataDir = Annotated[
+    str | None,
+    typer.Option("--data-dir", help="Dataset folder (default: $BUDGETCTX_DATA or ~/.cache)."),
+]
+
+
+@datasets_app.command("list")
+def datasets_list(data_dir: DataDir = None) -> None:
+    """Every dataset, whether it is present in the data dir, and its size."""
+    from budgetctx.eval.datasets import dataset_info, list_datasets
+
+    for name in list_datasets():
+        info = dataset_info(name, data_dir=data_dir)
+        state = "present" if info.available else ("fetchable" if info.fetchable else "absent")
+        sizes = info.n_examples or {}
+        size = ", ".join(f"{k} {v}" for k, v in sizes.items()) if info.available else ""
+        typer.echo(f"{name:24s} {state:9s} {size}")
+
+
+@datasets_app.command("info")
+def datasets_info(
+    name: str,
+    data_dir: DataDir = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Source, licence, split rule, counts and file status of one dataset."""
+    from budgetctx.eval.datasets import dataset_info
+
+    try:
+        info = dataset_info(name, data_dir=data_dir).to_dict()
+    except BudgetCtxError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        typer.echo(json.dumps(info, indent=2, ensure_ascii=False))
+        return
+    for key, value in info.items():
+        if isinstance(value, list | tuple) and len(value) > 5:
+            value = f"{len(value)} files"
+        typer.echo(f"{key}: {value}")
+
+
+@datasets_app.command("fetch")
+def datasets_fetch(
+    names: Annotated[list[str], typer.Argument(help="Dataset names.")],
+    data_dir: DataDir = None,
+    mirror: Annotated[
+        str | None, typer.Option(help="A server with the data-dir layout (package mirror).")
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds per request.")] = 60.0,
+) -> None:
+    """Download datasets from their official sources (pinned commits, sha256 checked)."""
+    from budgetctx.eval.datasets import fetch_dataset
+
+    for name in names:
+        try:
+            report = fetch_dataset(
+                name,
+                data_dir=data_dir,
+                mirror=mirror,
+                timeout=timeout,
+                progress=lambda path, action: typer.echo(f"{action}: {path}", err=True),
+            )
+        except BudgetCtxError as exc:
+            _fail(exc)
+            return
+        typer.echo(
+            f"{name}: {len(report.downloaded)} downloaded, {len(report.skipped)} already "
+            f"present, {len(report.generated)} generated in {report.data_dir}"
+        )
+
+
+@app.command()
+def sweep(
+    dataset: Annotated[list[str], typer.Option("--dataset", "-d", help="Dataset (repeatable).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run folder (resumable).")],
+    budgets: Annotated[str, typer.Option(help="Comma-separated token budgets.")] = (
+        "256,512,1024,2048"
+    ),
+    selectors: Annotated[
+        str, typer.Option(help="Comma-separated selectors; options as name:key=value.")
+    ] = "lead,shuffled,sliding,hierarchical,graphcluster,mmr,rcd",
+    unitizers: Annotated[str, typer.Option(help="Comma-separated unitizers.")] = "sentence",
+    split: Annotated[str | None, typer.Option(help="validation, test, or both.")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many examples.")] = None,
+    data_dir: DataDir = None,
+    tokenizer: Annotated[str, typer.Option()] = "o200k_base",
+    representation: Annotated[str, typer.Option()] = "tfidf",
+    oracle: Annotated[bool, typer.Option(help="Add the extractive oracle.")] = True,
+    workers: Annotated[int, typer.Option(help="Processes.")] = 2,
+) -> None:
+    """Run (or resume) budgets x selectors x unitizers over datasets; every row is saved."""
+    from budgetctx.eval import SweepConfig, run_sweep
+
+    try:
+        config = SweepConfig(
+            datasets=tuple(dataset),
+            budgets=tuple(int(b) for b in budgets.split(",") if b.strip()),
+            selectors=tuple(_split_specs(selectors)),
+            unitizers=tuple(u.strip() for u in unitizers.split(",") if u.strip()),
+            split=split,
+            limit=limit,
+            data_dir=data_dir,
+            tokenizer=tokenizer,
+            representation=representation,
+            oracle=oracle,
+            workers=workers,
+        )
+        summary = run_sweep(config, out)
+    except ValueError as exc:
+        if isinstance(exc, BudgetCtxError):
+            _fail(exc)
+        typer.echo(f"budgetctx: error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(
+        f"{summary.rows_written} rows written, {summary.rows_skipped} already done, "
+        f"{summary.tasks} tasks in {summary.seconds:.1f} s -> {summary.run_dir}",
+        err=True,
+    )
+    for ds, by_selector in summary.means.items():
+        typer.echo(f"\n{ds}: mean ROUGE-1 by budget")
+        budgets_seen = sorted({b for v in by_selector.values() for b in v})
+        typer.echo("  " + "selector".ljust(16) + "".join(f"{b:>8d}" for b in budgets_seen))
+        for sel_name, by_budget in sorted(by_selector.items()):
+            cells = "".join(
+                f"{by_budget[b]:8.3f}" if b in by_budget else " " * 8 for b in budgets_seen
+            )
+            typer.echo("  " + sel_name.ljust(16) + cells)
+
+
+def _split_specs(text: str) -> list[str]:
+    """Split "lead,rcd:alpha=0.5,beta=0.3,mmr" into selector specs: a comma followed by a
+    key=value continues the previous spec."""
+    specs: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if specs and "=" in part and ":" not in part and ":" in specs[-1]:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return specs
+
+
 def main() -> None:
     app()
 

@@ -109,9 +109,14 @@ class PreparedDocument:
         selector_options: Mapping[str, Any] | None = None,
         order: Literal["document", "selection"] = "document",
         truncate: bool = False,
+        whole_if_fits: bool = True,
     ) -> Context:
-        """The context of at most ``budget`` tokens chosen by ``selector``."""
-        return _select(self, budget, selector, selector_options, order, truncate)
+        """The context of at most ``budget`` tokens chosen by ``selector``.
+
+        When the whole document fits, it is sent verbatim; ``whole_if_fits=False`` runs the
+        selector anyway (the extractive oracle does, since a subset can score higher).
+        """
+        return _select(self, budget, selector, selector_options, order, truncate, whole_if_fits)
 
 
 def prepare(
@@ -257,6 +262,7 @@ def _select(
     selector_options: Mapping[str, Any] | None,
     order: Literal["document", "selection"],
     truncate: bool,
+    whole_if_fits: bool = True,
 ) -> Context:
     t_start = time.perf_counter()
     budget = _validate_budget(budget)
@@ -293,7 +299,7 @@ def _select(
             **common,
         )
 
-    if doc.document_tokens <= budget:
+    if whole_if_fits and doc.document_tokens <= budget:
         # Nothing to cut: send the document verbatim, every unit kept.
         kept = [_selected(seg, u.id, seg_costs, relevance, 0.0, rank=u.id) for u in seg.units]
         timings["total"] = total()
