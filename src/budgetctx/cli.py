@@ -288,6 +288,29 @@ def sweep(
             typer.echo("  " + sel_name.ljust(16) + cells)
 
 
+@app.command()
+def report(
+    run: Annotated[Path, typer.Argument(help="A sweep's run folder.")],
+    out: Annotated[Path | None, typer.Option(help="Output folder (default RUN/report).")] = None,
+    metric: Annotated[str, typer.Option(help="rouge1, rouge2, rougeL, token_f1, ...")] = "rouge1",
+    split: Annotated[str | None, typer.Option(help="validation, test, or both.")] = None,
+    bounds_selectors: Annotated[
+        str | None, typer.Option(help="Selectors for oracle bounds, e.g. lead,mmr,rcd.")
+    ] = None,
+) -> None:
+    """Write Markdown/CSV tables and PNG figures (paper-style) for a sweep."""
+    from budgetctx.eval.report import write_report
+
+    try:
+        files = write_report(
+            run, out_dir=out, metric=metric, split=split, selectors_for_bounds=bounds_selectors
+        )
+    except BudgetCtxError as exc:
+        _fail(exc)
+        return
+    typer.echo(str(files.report))
+
+
 def _split_specs(text: str) -> list[str]:
     """Split "lead,rcd:alpha=0.5,beta=0.3,mmr" into selector specs: a comma followed by a
     key=value continues the previous spec."""

@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from budgetctx import __version__
-from budgetctx._errors import InvalidParameterError
+from budgetctx._errors import BudgetCtxWarning, InvalidParameterError
 from budgetctx.context import Context
 from budgetctx.eval._oracle import OracleSelector
 from budgetctx.eval._store import RowKey, SweepRow, SweepStore
@@ -226,14 +227,18 @@ def _contexts(
     inp: SelectionInput, unitizer: str, todo: Sequence[tuple[str, int]], config: SweepConfig
 ) -> tuple[PreparedDocument, dict[tuple[str, int], Context]]:
     """Selection for one example: sees only ``inp`` (no reference), by construction."""
-    doc = prepare(
-        inp.document,
-        tokenizer=config.tokenizer,
-        unitizer=unitizer,
-        representation=config.representation,
-        query=inp.query,
-        separator=config.separator,
-    )
+    with warnings.catch_warnings():
+        # A query with no word in common with the document falls back to the centroid; the
+        # row records it (stats.relevance_source) instead of a warning per example.
+        warnings.simplefilter("ignore", BudgetCtxWarning)
+        doc = prepare(
+            inp.document,
+            tokenizer=config.tokenizer,
+            unitizer=unitizer,
+            representation=config.representation,
+            query=inp.query,
+            separator=config.separator,
+        )
     out = {}
     for label, budget in todo:
         if label == ORACLE:
