@@ -17,6 +17,7 @@ from budgetctx._errors import (
     TokenizerError,
     UnknownComponentError,
 )
+from budgetctx._version import __version__
 from budgetctx.context import Context, SelectedUnit
 from budgetctx.pipeline import PreparedDocument, build_context, prepare
 from budgetctx.representations import (
@@ -28,8 +29,6 @@ from budgetctx.representations import (
 from budgetctx.selectors import Selection, SelectionProblem, Selector, get_selector, list_selectors
 from budgetctx.tokenizers import Tokenizer, get_tokenizer, list_tokenizers
 from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer, list_unitizers
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BudgetCtxError",

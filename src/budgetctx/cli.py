@@ -32,7 +32,9 @@ def _summary(ctx: Context) -> str:
     return (
         f"budgetctx: {ctx.tokens_used}/{ctx.budget} tokens ({ctx.tokenizer}), "
         f"{kept} of {ctx.n_units} units kept, document {ctx.document_tokens} tokens, "
-        f"selector={ctx.selector} unitizer={ctx.unitizer}, "
+        f"selector={ctx.selector}"
+        + (f" (routed: {ctx.route.reason})" if ctx.route else "")
+        + f" unitizer={ctx.unitizer}, "
         f"{ctx.timings_ms.get('total', 0.0):.1f} ms" + (f"; {ctx.reason}" if ctx.reason else "")
     )
 
@@ -41,7 +43,12 @@ def _summary(ctx: Context) -> str:
 def select(
     file: Annotated[str, typer.Argument(help="Text file to condense, or '-' for stdin.")],
     budget: Annotated[int, typer.Option("--budget", "-b", help="Token budget (> 0).")],
-    selector: Annotated[str, typer.Option(help="Selector name.")] = DEFAULT_SELECTOR,
+    selector: Annotated[
+        str, typer.Option(help="Selector name, or auto (the bundled router).")
+    ] = DEFAULT_SELECTOR,
+    router: Annotated[
+        Path | None, typer.Option(help="Route with this router config (from calibrate).")
+    ] = None,
     unitizer: Annotated[str, typer.Option(help="Unitizer name.")] = "sentence",
     representation: Annotated[str, typer.Option(help="Representation name.")] = "tfidf",
     tokenizer: Annotated[
@@ -69,13 +76,18 @@ def select(
             if file == "-"
             else (read_document(Path(file), errors=mode))
         )
+        chosen: Any = selector
+        if router is not None:
+            from budgetctx.router import load_router
+
+            chosen = load_router(router)
         ctx = build_context(
             text,
             budget,
             tokenizer=tokenizer,
             unitizer=unitizer,
             representation=representation,
-            selector=selector,
+            selector=chosen,
             query=query,
             separator=codecs.decode(separator, "unicode_escape"),
             truncate=truncate,
@@ -309,6 +321,73 @@ def report(
         _fail(exc)
         return
     typer.echo(str(files.report))
+
+
+@app.command()
+def calibrate(
+    run: Annotated[Path, typer.Argument(help="A sweep's run folder.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Router config to write (JSON).")],
+    metric: Annotated[str, typer.Option()] = "rouge1",
+    kind: Annotated[str, typer.Option(help="feature (tree + budget fallback) or budget.")] = (
+        "feature"
+    ),
+    selectors: Annotated[str, typer.Option(help="Candidate selectors.")] = "lead,mmr,rcd",
+    dataset: Annotated[
+        list[str] | None, typer.Option("--dataset", "-d", help="Calibrate on these only.")
+    ] = None,
+) -> None:
+    """Fit a router on the validation rows of a sweep; use it with load_router(path)."""
+    from budgetctx.router import calibrate as fit
+
+    try:
+        router = fit(
+            run,
+            kind=kind,  # type: ignore[arg-type]
+            metric=metric,
+            candidates=tuple(_split_specs(selectors)),
+            datasets=dataset,
+            out=out,
+        )
+    except BudgetCtxError as exc:
+        _fail(exc)
+        return
+    prov = router.provenance
+    typer.echo(
+        f"{out}: {router.kind} router on {prov['instances']} validation instances of "
+        f"{', '.join(prov['data'])}; mean {metric} {prov['calibration_mean']:.4f}"
+    )
+
+
+@app.command("route-eval")
+def route_eval_cmd(
+    run: Annotated[Path, typer.Argument(help="A sweep's run folder.")],
+    out: Annotated[Path | None, typer.Option(help="Output folder (default RUN/route_eval).")] = (
+        None
+    ),
+    metric: Annotated[str, typer.Option()] = "rouge1",
+    selectors: Annotated[str, typer.Option(help="Candidate selectors.")] = "lead,mmr,rcd",
+    router: Annotated[
+        Path | None, typer.Option(help="Evaluate this router config instead of calibrating.")
+    ] = None,
+    calibration: Annotated[str, typer.Option(help="pooled or per-dataset.")] = "pooled",
+) -> None:
+    """Routers vs fixed selectors vs oracle bounds on the held-out test split."""
+    from budgetctx.router import load_router, route_eval
+
+    try:
+        report = route_eval(
+            run,
+            out_dir=out,
+            metric=metric,
+            candidates=tuple(_split_specs(selectors)),
+            router=load_router(router) if router is not None else None,
+            calibration=calibration,  # type: ignore[arg-type]
+        )
+    except BudgetCtxError as exc:
+        _fail(exc)
+        return
+    typer.echo(report.markdown)
+    typer.echo("\n".join(report.files), err=True)
 
 
 def _split_specs(text: str) -> list[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from budgetctx.router._decision import RouteDecision
+
 __all__ = ["Context", "SelectedUnit"]
 
 
@@ -63,6 +65,10 @@ class Context:
     reason: str | None = None
     notes: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: router features at this budget: phi (front-loading), rho (redundancy), length, ratio
+    stats: dict[str, Any] = field(default_factory=dict)
+    #: set when a router chose the selector (selector="auto" or a router instance)
+    route: RouteDecision | None = None
 
     @property
     def tokens_saved(self) -> int:
@@ -80,4 +86,5 @@ class Context:
         out["units"] = [{**asdict(u), "spans": [list(s) for s in u.spans]} for u in self.units]
         out["excluded"] = list(self.excluded)
         out["notes"] = list(self.notes)
+        out["route"] = self.route.to_dict() if self.route is not None else None
         return out

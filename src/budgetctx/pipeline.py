@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +20,22 @@ from budgetctx.representations import (
     build_features,
     get_representation,
 )
-from budgetctx.selectors import Selection, SelectionProblem, Selector, get_selector
+from budgetctx.router import (
+    BudgetRouter,
+    FeatureRouter,
+    RouteDecision,
+    Router,
+    check_tokenizer,
+    default_router,
+    document_stats,
+)
+from budgetctx.selectors import (
+    Selection,
+    SelectionProblem,
+    Selector,
+    get_selector,
+    parse_selector_spec,
+)
 from budgetctx.tokenizers import Tokenizer, get_tokenizer
 from budgetctx.unitizers import Segmentation, Unitizer, get_unitizer
 
@@ -105,7 +120,7 @@ class PreparedDocument:
         self,
         budget: int,
         *,
-        selector: str | Selector = DEFAULT_SELECTOR,
+        selector: str | Selector | Router = DEFAULT_SELECTOR,
         selector_options: Mapping[str, Any] | None = None,
         order: Literal["document", "selection"] = "document",
         truncate: bool = False,
@@ -205,7 +220,7 @@ def build_context(
     tokenizer: str | Tokenizer = "o200k_base",
     unitizer: str | Unitizer = "sentence",
     representation: str | Representation = "tfidf",
-    selector: str | Selector = DEFAULT_SELECTOR,
+    selector: str | Selector | Router = DEFAULT_SELECTOR,
     query: str | None = None,
     separator: str = "\n",
     order: Literal["document", "selection"] = "document",
@@ -219,7 +234,9 @@ def build_context(
 
     The rendered context, separators included, counted with ``tokenizer``, is never above
     ``budget``. Relevance is measured against ``query`` when given, else the document
-    centroid; nothing here ever sees a reference summary.
+    centroid; nothing here ever sees a reference summary. ``selector="auto"`` lets the
+    bundled router choose from the budget and the document's statistics (``Context.route``
+    says what it chose and why); a router instance (``load_router(path)``) works the same.
 
     >>> ctx = build_context("CHIEF COMPLAINT: Chest pain. Troponin negative x2.", budget=9,
     ...                     selector="lead")
@@ -231,7 +248,10 @@ def build_context(
     # Validate the cheap arguments before the expensive preparation.
     _validate_budget(budget)
     _validate_order(order)
-    sel = get_selector(selector, **dict(selector_options or {}))
+    sel: str | Selector | Router = selector
+    if _as_router(selector) is None:
+        sel = get_selector(cast("str | Selector", selector), **dict(selector_options or {}))
+        selector_options = None
     doc = prepare(
         text,
         tokenizer=tokenizer,
@@ -243,7 +263,18 @@ def build_context(
         unitizer_options=unitizer_options,
         dense_limit=dense_limit,
     )
-    return doc.select(budget, selector=sel, order=order, truncate=truncate)
+    return doc.select(
+        budget, selector=sel, selector_options=selector_options, order=order, truncate=truncate
+    )
+
+
+def _as_router(selector: object) -> Router | None:
+    """``"auto"`` is the bundled router; a router instance is used as given."""
+    if isinstance(selector, str) and selector.lower() == "auto":
+        return default_router()
+    if isinstance(selector, BudgetRouter | FeatureRouter):
+        return selector
+    return None
 
 
 def _validate_order(order: object) -> None:
@@ -258,7 +289,7 @@ def _validate_order(order: object) -> None:
 def _select(
     doc: PreparedDocument,
     budget: int,
-    selector: str | Selector,
+    selector: str | Selector | Router,
     selector_options: Mapping[str, Any] | None,
     order: Literal["document", "selection"],
     truncate: bool,
@@ -267,7 +298,23 @@ def _select(
     t_start = time.perf_counter()
     budget = _validate_budget(budget)
     _validate_order(order)
-    sel = get_selector(selector, **dict(selector_options or {}))
+    stats = document_stats(doc, budget)
+    route: RouteDecision | None = None
+    router = _as_router(selector)
+    if router is not None:
+        if selector_options:
+            raise InvalidParameterError(
+                "selector_options cannot be combined with a router; the router picks the "
+                "selector and its options.",
+                parameter="selector_options",
+                value=sorted(selector_options),
+            )
+        check_tokenizer(router, doc.tokenizer.name)
+        route = router.route(stats, budget)
+        name, options = parse_selector_spec(route.selector)
+        sel = get_selector(name, **options)
+    else:
+        sel = get_selector(cast("str | Selector", selector), **dict(selector_options or {}))
     seg, tok, separator = doc.segmentation, doc.tokenizer, doc.separator
     seg_costs, features = doc.segment_costs, doc.features
     relevance = features.relevance
@@ -278,6 +325,8 @@ def _select(
         "query": doc.query,
         "params": {"selector": sel.params(), **doc.params},
         "relevance_source": doc.relevance_source,
+        "stats": stats.to_dict(),
+        "route": route,
         "selector": sel.name,
         **doc.names,
     }

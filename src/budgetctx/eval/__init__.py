@@ -14,7 +14,6 @@ from budgetctx.eval._sweep import (
     SelectionInput,
     SweepConfig,
     SweepSummary,
-    document_stats,
     parse_selector_spec,
     run_sweep,
 )
@@ -77,7 +76,6 @@ __all__ = [
     "bootstrap_ci",
     "classification_report",
     "dataset_info",
-    "document_stats",
     "fetch_dataset",
     "list_datasets",
     "load_dataset",

@@ -21,55 +21,25 @@ from typing import Any
 
 import numpy as np
 
-from budgetctx import __version__
 from budgetctx._errors import BudgetCtxWarning, InvalidParameterError
+from budgetctx._version import __version__
 from budgetctx.context import Context
 from budgetctx.eval._oracle import OracleSelector
 from budgetctx.eval._store import RowKey, SweepRow, SweepStore
 from budgetctx.pipeline import PreparedDocument, prepare
-from budgetctx.selectors import get_selector
+from budgetctx.selectors import get_selector, parse_selector_spec
 
 __all__ = [
     "ORACLE",
     "SelectionInput",
     "SweepConfig",
     "SweepSummary",
-    "document_stats",
     "parse_dataset_spec",
     "parse_selector_spec",
     "run_sweep",
 ]
 
 ORACLE = "oracle"
-
-
-def parse_selector_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"rcd:alpha=0.6,gamma=0.1"`` -> ``("rcd", {"alpha": 0.6, "gamma": 0.1})``.
-
-    >>> parse_selector_spec("mmr:lambda_=0.5")
-    ('mmr', {'lambda_': 0.5})
-    """
-    name, _, rest = spec.partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, raw = item.partition("=")
-        if not eq:
-            raise InvalidParameterError(
-                f"Bad selector option {item!r} in {spec!r}; write name:key=value,key=value.",
-                parameter="selectors",
-                value=spec,
-            )
-        value: Any = raw
-        for cast in (int, float):
-            try:
-                value = cast(raw)
-                break
-            except ValueError:
-                continue
-        if raw in ("true", "false"):
-            value = raw == "true"
-        options[key.strip()] = value
-    return name.strip().lower(), options
 
 
 _FILE_LOADERS = ("jsonl", "csv", "mimic-bhc")
@@ -186,32 +156,6 @@ class SweepSummary:
         return asdict(self)
 
 
-def document_stats(doc: PreparedDocument, budget: int) -> dict[str, float]:
-    """The router's features (paper 3.5): front-loading ``phi`` (share of relevance in the
-    units that fit the budget from the start), redundancy ``rho`` (mean similarity of
-    adjacent units), length in tokens and the budget ratio."""
-    r = doc.features.relevance
-    n = doc.n_units
-    costs = np.array(
-        [int(doc.segment_costs[list(u.segments)].sum()) for u in doc.segmentation.units],
-        dtype=np.int64,
-    )
-    m = int(np.searchsorted(np.cumsum(costs), budget, side="right")) if n else 0
-    total = float(r.sum())
-    phi = float(r[:m].sum() / total) if total > 0 else 0.0
-    if n > 1:
-        kernel = doc.features.kernel
-        rho = float(np.mean([kernel.column(i)[i + 1] for i in range(n - 1)]))
-    else:
-        rho = 0.0
-    return {
-        "phi": round(phi, 6),
-        "rho": round(rho, 6),
-        "length": doc.document_tokens,
-        "budget_ratio": round(budget / max(doc.document_tokens, 1), 6),
-    }
-
-
 @dataclass(frozen=True)
 class _Task:
     dataset: str
@@ -291,7 +235,7 @@ def _run_task(task: _Task, config: SweepConfig) -> list[SweepRow]:
             ctx = doc.select(budget, selector=oracle, whole_if_fits=False)
         else:
             ctx = contexts[(label, budget)]
-        stats = {**document_stats(doc, budget), "relevance_source": ctx.relevance_source}
+        stats = {**ctx.stats, "relevance_source": ctx.relevance_source}
         timings = {k: v for k, v in ctx.timings_ms.items() if k in ("select", "render")}
         timings["prepare"] = doc.timings_ms["prepare"]
         rows.append(

@@ -74,6 +74,10 @@ class Kernel:
         """Coverage similarities ``>= threshold`` off the diagonal, as a sparse matrix."""
         raise NotImplementedError
 
+    def adjacent(self) -> FloatArray:
+        """``k(i, i + 1)`` for every pair of neighbouring units (coverage similarity)."""
+        raise NotImplementedError
+
 
 class DenseKernel(Kernel):
     """A dense symmetric PSD kernel ``G``; coverage uses ``max(G, 0)``.
@@ -102,6 +106,11 @@ class DenseKernel(Kernel):
 
     def column(self, j: int) -> FloatArray:
         out: FloatArray = self.positive[j].astype(np.float64)
+        return out
+
+    def adjacent(self) -> FloatArray:
+        idx = np.arange(max(self.n - 1, 0))
+        out: FloatArray = self.positive[idx, idx + 1].astype(np.float64)
         return out
 
     def coverage_column(self, j: int) -> tuple[IntArray | None, AnyFloatArray]:
@@ -156,6 +165,13 @@ class SparseKernel(Kernel):
 
     def column(self, j: int) -> FloatArray:
         return np.maximum(self._dot(slice(None), j), 0.0)
+
+    def adjacent(self) -> FloatArray:
+        X = self.X
+        if self.n < 2:
+            return np.zeros(0)
+        prod = X[:-1].multiply(X[1:]) if sparse.issparse(X) else np.asarray(X[:-1]) * X[1:]
+        return np.maximum(np.asarray(prod.sum(axis=1), dtype=np.float64).ravel(), 0.0)
 
     def coverage_column(self, j: int) -> tuple[IntArray | None, AnyFloatArray]:
         start, end = self.S.indptr[j], self.S.indptr[j + 1]

@@ -14,6 +14,7 @@ from budgetctx.selectors._base import (
     Selector,
     get_selector,
     list_selectors,
+    parse_selector_spec,
     register_selector,
 )
 from budgetctx.selectors._graphcluster import GraphClusterSelector
@@ -49,5 +50,6 @@ __all__ = [
     "lazy_greedy",
     "list_selectors",
     "naive_greedy",
+    "parse_selector_spec",
     "register_selector",
 ]

@@ -1,0 +1,5 @@
+"""The package version, importable without importing the whole package."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

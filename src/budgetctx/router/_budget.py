@@ -1,0 +1,92 @@
+"""The paper's budget-regime router (3.5): one selector per budget interval."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from budgetctx._errors import InvalidParameterError
+from budgetctx.router._decision import RouteDecision
+from budgetctx.router._stats import DocumentStats
+
+__all__ = ["BudgetRouter"]
+
+
+@dataclass(frozen=True)
+class BudgetRouter:
+    """``selectors[0]`` for ``budget <= b1``, ``selectors[1]`` for ``b1 < budget <= b2``,
+    ``selectors[2]`` above ``b2`` (the paper: Lead, MMR, RCD). Thresholds are in tokens of
+    ``tokenizer``; ``math.inf`` means "never".
+
+    >>> from budgetctx.router import DocumentStats
+    >>> r = BudgetRouter(b1=512, b2=1024)
+    >>> r.route(DocumentStats(0.5, 0.1, 3000, 0.2), 600).selector
+    'mmr'
+    """
+
+    b1: float
+    b2: float
+    selectors: tuple[str, str, str] = ("lead", "mmr", "rcd")
+    tokenizer: str = "o200k_base"
+    provenance: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    kind = "budget"
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.b1 <= self.b2):
+            raise InvalidParameterError(
+                f"Thresholds must satisfy 0 <= b1 <= b2, got b1={self.b1}, b2={self.b2}.",
+                parameter="b1",
+                value=(self.b1, self.b2),
+            )
+        if len(self.selectors) != 3:
+            raise InvalidParameterError(
+                f"A budget router needs 3 selectors (low, mid, high), got {self.selectors!r}.",
+                parameter="selectors",
+                value=list(self.selectors),
+            )
+
+    def choose(self, budget: int) -> tuple[str, str]:
+        if budget <= self.b1:
+            return self.selectors[0], f"budget {budget} <= b1={_fmt(self.b1)}"
+        if budget <= self.b2:
+            return self.selectors[1], f"b1={_fmt(self.b1)} < budget {budget} <= b2={_fmt(self.b2)}"
+        return self.selectors[2], f"budget {budget} > b2={_fmt(self.b2)}"
+
+    def route(self, stats: DocumentStats, budget: int) -> RouteDecision:
+        selector, why = self.choose(budget)
+        return RouteDecision(selector, "budget", f"{why}: {selector}", stats)
+
+    def to_config(self) -> dict[str, Any]:
+        return {
+            "kind": "budget",
+            "tokenizer": self.tokenizer,
+            "b1": _json_threshold(self.b1),
+            "b2": _json_threshold(self.b2),
+            "selectors": list(self.selectors),
+            "provenance": dict(self.provenance),
+        }
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> BudgetRouter:
+        return cls(
+            b1=_threshold(config["b1"]),
+            b2=_threshold(config["b2"]),
+            selectors=tuple(config["selectors"]),
+            tokenizer=str(config["tokenizer"]),
+            provenance=dict(config.get("provenance", {})),
+        )
+
+
+def _fmt(x: float) -> str:
+    return "inf" if math.isinf(x) else str(int(x))
+
+
+def _json_threshold(x: float) -> float | str:
+    return "inf" if math.isinf(x) else x
+
+
+def _threshold(x: Any) -> float:
+    return math.inf if x in ("inf", None) else float(x)

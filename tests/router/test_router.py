@@ -1,0 +1,253 @@
+"""Routers: regimes, trees as JSON, calibration on validation only, configs, selector='auto'."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from budgetctx import InvalidParameterError, build_context, prepare
+from budgetctx.cli import app
+from budgetctx.eval import SweepRow, SweepStore
+from budgetctx.router import (
+    BudgetRouter,
+    DocumentStats,
+    FeatureRouter,
+    Instance,
+    TreeModel,
+    calibrate,
+    calibrate_budget_router,
+    calibrate_feature_router,
+    default_router,
+    document_stats,
+    evaluate_router,
+    load_router,
+    route_eval,
+    save_router,
+)
+
+STATS = DocumentStats(phi=0.5, rho=0.1, length=3000, budget_ratio=0.2)
+
+
+def test_budget_router_regimes() -> None:
+    r = BudgetRouter(b1=512, b2=1024)
+    assert [r.route(STATS, b).selector for b in (256, 512, 513, 1024, 4096)] == [
+        "lead",
+        "lead",
+        "mmr",
+        "mmr",
+        "rcd",
+    ]
+    assert "b1=512" in r.route(STATS, 256).reason
+    never = BudgetRouter(b1=math.inf, b2=math.inf, selectors=("mmr", "lead", "rcd"))
+    assert never.route(STATS, 10**6).selector == "mmr"
+    with pytest.raises(InvalidParameterError):
+        BudgetRouter(b1=1024, b2=512)
+
+
+def _inst(
+    dataset: str, ex: str, budget: int, scores: dict[str, float], phi: float = 0.5
+) -> Instance:
+    return Instance(dataset, ex, budget, DocumentStats(phi, 0.1, 4000, budget / 4000), scores)
+
+
+def test_budget_calibration_hand_case() -> None:
+    best = {256: "lead", 512: "mmr", 1024: "rcd"}
+    insts = [
+        _inst("d", f"e{k}", b, {c: (0.5 if c == best[b] else 0.3) for c in ("lead", "mmr", "rcd")})
+        for k in range(5)
+        for b in (256, 512, 1024)
+    ]
+    r = calibrate_budget_router(insts)
+    assert (r.b1, r.b2, r.selectors) == (256, 512, ("lead", "mmr", "rcd"))
+    assert r.provenance["calibration_mean"] == pytest.approx(0.5)
+    # the paper's fixed order cannot put RCD first
+    flipped = [
+        _inst(
+            "d",
+            i.example_id,
+            i.budget,
+            {"lead": i.scores["rcd"], "mmr": i.scores["mmr"], "rcd": i.scores["lead"]},
+        )
+        for i in insts
+    ]
+    paper = calibrate_budget_router(flipped, assign="paper")
+    assert paper.selectors == ("lead", "mmr", "rcd")
+    free = calibrate_budget_router(flipped)
+    assert free.selectors[0] == "rcd"
+
+
+def test_tree_json_matches_sklearn() -> None:
+    from sklearn.tree import DecisionTreeRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 5))
+    Y = np.stack([X[:, 0] > 0.5, X[:, 3] * 2, X[:, 1]], axis=1).astype(float)
+    model = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, Y)
+    tree = TreeModel.from_dict(json.loads(json.dumps(TreeModel.from_sklearn(model).to_dict())))
+    probe = rng.random((50, 5))
+    assert np.allclose([tree.predict(x) for x in probe], model.predict(probe))
+    bad = tree.to_dict()
+    bad["left"][0] = 999
+    with pytest.raises(ValueError):
+        TreeModel.from_dict(bad)
+
+
+def test_feature_router_uses_the_document_and_falls_back() -> None:
+    # Lead wins on front-loaded documents (phi high), MMR elsewhere, at every budget.
+    insts = []
+    for k in range(60):
+        phi = 0.9 if k % 2 else 0.1
+        for b in (256, 512):
+            lead, mmr = (0.6, 0.4) if phi > 0.5 else (0.3, 0.55)
+            insts.append(_inst("d", f"e{k}", b, {"lead": lead, "mmr": mmr, "rcd": 0.2}, phi))
+    fr = calibrate_feature_router(insts, max_depth=2, min_gain=0.01)
+    assert fr.fallback.selectors[0] == "mmr"
+    assert fr.route(DocumentStats(0.9, 0.1, 4000, 0.1), 256).selector == "lead"
+    assert fr.route(DocumentStats(0.1, 0.1, 4000, 0.1), 256).selector == "mmr"
+    assert fr.provenance["calibration_mean"] == pytest.approx(0.575)
+    cautious = FeatureRouter(fr.tree, fr.selectors, fr.fallback, min_gain=0.5)
+    decision = cautious.route(DocumentStats(0.9, 0.1, 4000, 0.1), 256)
+    assert decision.fallback and decision.selector == "mmr"
+
+
+def test_cv_chooses_hyperparameters_on_calibration_rows_only() -> None:
+    insts = [
+        _inst("d", f"e{k}", b, {"lead": 0.3, "mmr": 0.4, "rcd": 0.2})
+        for k in range(30)
+        for b in (256, 512)
+    ]
+    fr = calibrate_feature_router(insts)
+    assert fr.provenance["cv_folds"] == 5 and fr.provenance["cv_scores"]
+    fixed = calibrate_feature_router(insts, max_depth=2, min_gain=0.0)
+    assert fixed.provenance["cv_scores"] == {}
+
+
+def test_evaluate_router_bounds() -> None:
+    insts = [
+        _inst("d", "a", 256, {"lead": 0.6, "mmr": 0.2, "rcd": 0.4}),
+        _inst("d", "b", 256, {"lead": 0.1, "mmr": 0.5, "rcd": 0.3}),
+    ]
+    (row,) = evaluate_router(insts, {"r": BudgetRouter(b1=512, b2=1024)})
+    assert row.routers["r"] == pytest.approx(0.35)  # lead on both
+    assert row.per_budget_upper == pytest.approx(0.35)
+    assert row.per_budget_lower == pytest.approx(0.35)  # every fixed selector averages 0.35
+    assert row.per_instance_upper == pytest.approx(0.55)
+    assert row.per_instance_lower == pytest.approx(0.15)
+    assert row.chosen["r"] == {"lead": 2}
+
+
+def _store(tmp_path: Path) -> Path:
+    """Validation says MMR, test says Lead: anything calibrated on test would pick Lead."""
+    run = tmp_path / "run"
+    rows = []
+    for split, winner in (("validation", "mmr"), ("test", "lead")):
+        for k in range(12):
+            for b in (256, 512):
+                for sel in ("lead", "mmr", "rcd"):
+                    score = 0.5 if sel == winner else 0.2
+                    rows.append(
+                        SweepRow(
+                            dataset="toy",
+                            example_id=f"{split}{k}",
+                            unitizer="sentence",
+                            selector=sel,
+                            budget=b,
+                            split=split,
+                            context_tokens=b,
+                            document_tokens=4000,
+                            n_units=100,
+                            kept=(),
+                            metrics={"rouge1": score},
+                            stats={
+                                "phi": 0.3,
+                                "rho": 0.1,
+                                "length": 4000,
+                                "budget_ratio": b / 4000,
+                            },
+                        )
+                    )
+    with SweepStore(run) as store:
+        store.check_settings({"tokenizer": "o200k_base"})
+        store.write(rows)
+    return run
+
+
+def test_calibration_and_evaluation_use_disjoint_splits(tmp_path: Path) -> None:
+    run = _store(tmp_path)
+    router = calibrate(run, kind="budget")
+    assert set(router.selectors) == {"mmr"}  # from validation rows only
+    assert router.provenance["split"] == "validation"
+    report = route_eval(run, out_dir=tmp_path / "eval")
+    for row in report.rows:
+        assert row.fixed["lead"] == pytest.approx(0.5)  # scored on test rows only
+        assert row.routers["budget router"] == pytest.approx(0.2)
+        assert row.n == 12
+    assert any(f.endswith(".png") for f in report.files)
+
+
+def test_config_round_trip_and_errors(tmp_path: Path) -> None:
+    r = BudgetRouter(b1=512, b2=math.inf, provenance={"data": ["x"]})
+    path = save_router(r, tmp_path / "r.json")
+    assert load_router(path) == r
+    with pytest.raises(InvalidParameterError, match="No router config"):
+        load_router(tmp_path / "missing.json")
+    cases = {
+        "corrupt.json": "{not json",
+        "list.json": "[1, 2]",
+        "kind.json": json.dumps({"version": 1, "kind": "oracle", "tokenizer": "o200k_base"}),
+        "keys.json": json.dumps({"version": 1, "kind": "budget", "tokenizer": "o200k_base"}),
+        "version.json": json.dumps({"version": 99, **r.to_config()}),
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(InvalidParameterError, match="calibrate"):
+            load_router(tmp_path / name)
+
+
+def test_auto_selector_and_context_stats(sample_note: str) -> None:
+    ctx = build_context(sample_note, 300, selector="auto")
+    assert ctx.route is not None and ctx.selector == ctx.route.selector.split(":")[0]
+    assert ctx.route.reason and ctx.tokens_used <= 300
+    assert ctx.to_dict()["route"]["stats"]["length"] == ctx.document_tokens
+    plain = build_context(sample_note, 300, selector="lead")
+    assert plain.route is None
+    assert 0.0 <= plain.stats["phi"] <= 1.0 and 0.0 <= plain.stats["rho"] <= 1.0
+    assert plain.stats == document_stats(prepare(sample_note), 300).to_dict()
+    with pytest.raises(InvalidParameterError, match="tokenizer"):
+        build_context(sample_note, 300, selector="auto", tokenizer="cl100k_base")
+    with pytest.raises(InvalidParameterError, match="selector_options"):
+        build_context(sample_note, 300, selector="auto", selector_options={"lambda_": 0.2})
+    router = BudgetRouter(b1=100, b2=200, selectors=("lead", "sliding", "mmr:lambda_=0.3"))
+    routed = build_context(sample_note, 300, selector=router)
+    assert routed.selector == "mmr" and routed.params["selector"] == {"lambda_": 0.3}
+
+
+def test_default_router_has_provenance() -> None:
+    router = default_router()
+    prov = router.provenance
+    assert {"data", "split", "metric", "date", "budgetctx", "instances"} <= set(prov)
+    assert prov["split"] == "validation" and router.tokenizer == "o200k_base"
+
+
+def test_cli_calibrate_route_eval_and_select(tmp_path: Path, sample_note: str) -> None:
+    run = _store(tmp_path)
+    runner = CliRunner()
+    out = tmp_path / "router.json"
+    result = runner.invoke(app, ["calibrate", str(run), "--out", str(out), "--kind", "budget"])
+    assert result.exit_code == 0, result.output
+    assert out.is_file()
+    result = runner.invoke(app, ["route-eval", str(run), "--out", str(tmp_path / "re")])
+    assert result.exit_code == 0, result.output
+    assert "budget router" in result.stdout
+    note = tmp_path / "note.txt"
+    note.write_text(sample_note)
+    result = runner.invoke(app, ["select", str(note), "-b", "200", "--router", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "routed" in result.stderr
+    bad = runner.invoke(app, ["select", str(note), "-b", "200", "--router", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "No router config" in bad.stderr
