@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from budgetctx._errors import InvalidParameterError
 from budgetctx._version import __version__
@@ -222,30 +223,42 @@ def _mean_score(router: Router, insts: Sequence[Instance]) -> float:
 def _cv_choice(
     insts: Sequence[Instance], grid: Sequence[tuple[int, float]], folds: int, **fit: Any
 ) -> tuple[tuple[int, float], dict[str, float]]:
-    """Grouped k-fold over examples inside the calibration split: the (depth, min_gain) with
-    the best held-out mean; ties go to the earlier (simpler) grid entry."""
+    """Grouped k-fold over examples inside the calibration rows, then the one-standard-error
+    rule: the simplest grid entry (grid order) whose held-out scores are within one paired
+    standard error of the best entry's. Small score differences between routers are mostly
+    noise, and the simplest entry is the budget router itself (``min_gain`` >= 1: the tree
+    never overrides it)."""
     keys = sorted({(i.dataset, i.example_id) for i in insts})
     fold_of = {k: n % folds for n, k in enumerate(keys)}
-    scores: dict[str, float] = {}
-    best: tuple[float, int] | None = None
-    for g, (depth, gain) in enumerate(grid):
-        held: list[float] = []
+    held: list[NDArray[np.float64]] = []
+    for depth, gain in grid:
+        scores = np.full(len(insts), np.nan)
         for f in range(folds):
             train = [i for i in insts if fold_of[(i.dataset, i.example_id)] != f]
-            test = [i for i in insts if fold_of[(i.dataset, i.example_id)] == f]
-            if not train or not test:
+            test_idx = [n for n, i in enumerate(insts) if fold_of[(i.dataset, i.example_id)] == f]
+            if not train or not test_idx:
                 continue
             router = _fit_tree(train, max_depth=depth, min_gain=gain, **fit)
-            held.extend(i.scores[router.route(i.stats, i.budget).selector] for i in test)
-        value = float(np.mean(held))
-        scores[f"depth={depth},min_gain={gain}"] = round(value, 6)
-        if best is None or value > best[0] + 1e-12:
-            best = (value, g)
-    assert best is not None
-    return grid[best[1]], scores
+            for n in test_idx:
+                inst = insts[n]
+                scores[n] = inst.scores[router.route(inst.stats, inst.budget).selector]
+        held.append(scores)
+    means = [float(np.nanmean(h)) for h in held]
+    best = int(np.argmax(means))
+    chosen = best
+    for g in range(len(grid)):
+        diff = held[best] - held[g]
+        diff = diff[~np.isnan(diff)]
+        se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0
+        if float(diff.mean()) <= se:
+            chosen = g
+            break
+    report = {f"depth={d},min_gain={m}": round(v, 6) for (d, m), v in zip(grid, means, strict=True)}
+    return grid[chosen], report
 
 
-DEFAULT_GRID = ((1, 0.0), (2, 0.0), (2, 0.005), (3, 0.0), (3, 0.005), (4, 0.005))
+#: From simplest to most complex; min_gain 1.0 means the tree never overrides the fallback.
+DEFAULT_GRID = ((1, 1.0), (1, 0.01), (2, 0.01), (2, 0.005), (3, 0.005), (2, 0.0), (3, 0.0))
 
 
 def calibrate_feature_router(
@@ -267,7 +280,9 @@ def calibrate_feature_router(
     the fallback when no candidate is predicted ``min_gain`` above it.
 
     Unless both are given, ``max_depth`` and ``min_gain`` are chosen by grouped k-fold
-    cross-validation over examples *inside* the calibration rows, never on test rows.
+    cross-validation over examples *inside* the calibration rows (never test rows) with the
+    one-standard-error rule, so that the tree only overrides the budget router where the
+    evidence for it beats the noise.
     """
     fit: dict[str, Any] = {
         "min_samples_leaf": min_samples_leaf,

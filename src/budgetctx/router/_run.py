@@ -234,13 +234,16 @@ def _figures(rows: Sequence[RouteEvalRow], out: Path, metric: str) -> list[Path]
     datasets = sorted({r.dataset for r in rows})
     if not datasets:
         return []
-    fig = Figure(figsize=(4.6 * len(datasets) + 1.8, 3.6))
+    legend_width = 2.6  # inches kept free on the right for the legend
+    fig = Figure(figsize=(4.6 * len(datasets) + legend_width, 3.6))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(datasets), squeeze=False)[0]
-    styles = {
-        "budget router": ("tab:blue", "o"),
-        "feature router": ("tab:red", "s"),
-        "router": ("tab:red", "s"),
+    # The routers often agree; the budget router is drawn thick and the feature router
+    # dashed on top, so that both stay visible when their lines coincide.
+    styles: dict[str, tuple[str, str, str, float]] = {
+        "budget router": ("tab:blue", "o", "-", 3.5),
+        "feature router": ("tab:red", "s", "--", 1.5),
+        "router": ("tab:red", "s", "-", 1.5),
     }
     for ax, dataset in zip(axes, datasets, strict=True):
         rs = [r for r in rows if r.dataset == dataset]
@@ -255,8 +258,16 @@ def _figures(rows: Sequence[RouteEvalRow], out: Path, metric: str) -> list[Path]
         ax.plot(b, [r.per_instance_upper for r in rs], ":", color="0.3", label="per-instance upper")
         ax.plot(b, [r.per_instance_lower for r in rs], ":", color="0.6", label="per-instance lower")
         for name in sorted(rs[0].routers):
-            color, marker = styles.get(name, ("tab:green", "^"))
-            ax.plot(b, [r.routers[name] for r in rs], marker=marker, color=color, label=name)
+            color, marker, line, width = styles.get(name, ("tab:green", "^", "-", 1.5))
+            ax.plot(
+                b,
+                [r.routers[name] for r in rs],
+                marker=marker,
+                color=color,
+                linestyle=line,
+                linewidth=width,
+                label=name,
+            )
         ax.set_xscale("log", base=2)
         ax.set_xticks(b, [str(x) for x in b])
         ax.minorticks_off()
@@ -266,7 +277,7 @@ def _figures(rows: Sequence[RouteEvalRow], out: Path, metric: str) -> list[Path]
         ax.grid(alpha=0.3)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="center right", frameon=False)
-    fig.tight_layout(rect=(0, 0, 1 - 1.7 / fig.get_figwidth(), 1))
+    fig.tight_layout(rect=(0, 0, 1 - legend_width / fig.get_figwidth(), 1))
     path = out / f"route_eval_{metric}.png"
     fig.savefig(path, dpi=150)
     return [path]
