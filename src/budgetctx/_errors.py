@@ -7,7 +7,8 @@
     ├── UnknownComponentError   (also a KeyError)     a registry name that does not exist
     ├── InputError              (also a ValueError)   the document itself is unusable
     ├── TokenizerError                                a tokenizer could not be loaded
-    └── DatasetError                                  a dataset is missing or malformed
+    ├── DatasetError                                  a dataset is missing or malformed
+    └── GenerationError                               an LLM request failed after its retries
 
     BudgetCtxWarning (UserWarning)                     something was degraded, not refused
 
@@ -22,6 +23,7 @@ __all__ = [
     "BudgetCtxError",
     "BudgetCtxWarning",
     "DatasetError",
+    "GenerationError",
     "InputError",
     "InvalidParameterError",
     "TokenizerError",
@@ -82,6 +84,21 @@ class TokenizerError(BudgetCtxError):
 
 class DatasetError(BudgetCtxError):
     """A dataset is missing, malformed or cannot be fetched."""
+
+
+class GenerationError(BudgetCtxError):
+    """An LLM request failed for good (after the last retry) or the backend is unusable.
+
+    ``request`` names the failed request (its cache key and model, never the prompt text) and
+    ``status`` holds the last HTTP status when there was one.
+    """
+
+    def __init__(
+        self, message: str, *, request: str | None = None, status: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.request = request
+        self.status = status
 
 
 class BudgetCtxWarning(UserWarning):

@@ -34,9 +34,28 @@ CREATE TABLE IF NOT EXISTS rows (
     stats TEXT NOT NULL,
     reason TEXT,
     created REAL NOT NULL,
+    generation TEXT,
     PRIMARY KEY (dataset, example_id, unitizer, selector, budget)
 );
 """
+_COLUMNS = (
+    "dataset",
+    "example_id",
+    "unitizer",
+    "selector",
+    "budget",
+    "split",
+    "context_tokens",
+    "document_tokens",
+    "n_units",
+    "kept",
+    "metrics",
+    "timings",
+    "stats",
+    "reason",
+    "created",
+    "generation",
+)
 
 RowKey = tuple[str, str, str, str, int]
 
@@ -60,6 +79,8 @@ class SweepRow:
     #: document statistics and other per-row facts (relevance source, ...)
     stats: Mapping[str, Any] = field(default_factory=dict)
     reason: str | None = None
+    #: LLM runs: generated text, parsed label, usage, cost, prompt id, cached, latency
+    generation: Mapping[str, Any] | None = None
 
     @property
     def key(self) -> RowKey:
@@ -71,6 +92,7 @@ class SweepRow:
         out["metrics"] = dict(self.metrics)
         out["timings"] = dict(self.timings)
         out["stats"] = dict(self.stats)
+        out["generation"] = dict(self.generation) if self.generation is not None else None
         return out
 
 
@@ -95,6 +117,10 @@ class SweepStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        # Stores written before LLM runs existed lack the generation column.
+        present = {r[1] for r in self._db.execute("PRAGMA table_info(rows)")}
+        if "generation" not in present:
+            self._db.execute("ALTER TABLE rows ADD COLUMN generation TEXT")
         self._db.commit()
 
     def close(self) -> None:
@@ -159,13 +185,16 @@ class SweepStore:
                 json.dumps(dict(r.stats), sort_keys=True),
                 r.reason,
                 now,
+                None
+                if r.generation is None
+                else json.dumps(dict(r.generation), sort_keys=True, ensure_ascii=False),
             )
             for r in rows
         ]
+        names = ", ".join(_COLUMNS)
+        marks = ", ".join("?" * len(_COLUMNS))
         with self._db:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", values
-            )
+            self._db.executemany(f"INSERT OR REPLACE INTO rows ({names}) VALUES ({marks})", values)
         return len(values)
 
     def done_keys(self, dataset: str | None = None) -> set[RowKey]:
@@ -189,7 +218,7 @@ class SweepStore:
                 parameter="where",
                 value=sorted(bad),
             )
-        sql = "SELECT * FROM rows"
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM rows"
         if where:
             sql += " WHERE " + " AND ".join(f"{k} = ?" for k in where)
         sql += " ORDER BY dataset, example_id, unitizer, selector, budget"
@@ -209,4 +238,5 @@ class SweepStore:
                 timings=json.loads(rec[11]),
                 stats=json.loads(rec[12]),
                 reason=rec[13],
+                generation=json.loads(rec[15]) if rec[15] is not None else None,
             )
