@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from budgetctx._errors import BudgetCtxError
+from budgetctx._errors import BudgetCtxError, InvalidParameterError
 from budgetctx._io import decode_document, read_document
 from budgetctx.context import Context
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
@@ -258,13 +258,68 @@ def sweep(
     data_dir: DataDir = None,
     tokenizer: Annotated[str, typer.Option()] = "o200k_base",
     representation: Annotated[str, typer.Option()] = "tfidf",
-    oracle: Annotated[bool, typer.Option(help="Add the extractive oracle.")] = True,
+    oracle: Annotated[
+        bool | None,
+        typer.Option(help="Add the extractive oracle (default: yes, except with --generate)."),
+    ] = None,
     workers: Annotated[int, typer.Option(help="Processes.")] = 2,
+    generate: Annotated[
+        str | None,
+        typer.Option(help="Send every context to an LLM: 'local' or 'openai:MODEL'."),
+    ] = None,
+    prompt: Annotated[
+        str | None, typer.Option(help="Prompt template (default: the dataset's).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Reply length cap (default 200; 50 for labels).")
+    ] = None,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
+    cache: Annotated[
+        Path | None, typer.Option(help="Response cache file (default RUN/responses.sqlite).")
+    ] = None,
+    store_prompts: Annotated[
+        bool, typer.Option(help="Also keep prompt text in the cache (it is PHI).")
+    ] = False,
+    full_context: Annotated[
+        bool, typer.Option(help="With --generate, add the full-document baseline.")
+    ] = True,
+    bertscore: Annotated[
+        bool, typer.Option(help="With --generate, score replies with BERTScore too.")
+    ] = True,
+    prices: Annotated[
+        Path | None, typer.Option(help="Price table (JSON) extending the bundled one.")
+    ] = None,
+    gen_option: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--gen-option", help="Backend option key=value (base_url=..., concurrency=4 ...)."
+        ),
+    ] = None,
 ) -> None:
-    """Run (or resume) budgets x selectors x unitizers over datasets; every row is saved."""
-    from budgetctx.eval import SweepConfig, run_sweep
+    """Run (or resume) budgets x selectors x unitizers over datasets; every row is saved.
+
+    With --generate every context (and the whole document) goes to an LLM; replies are cached,
+    so a resumed or repeated sweep pays for nothing twice.
+    """
+    from budgetctx.eval import GenerationConfig, SweepConfig, run_sweep
 
     try:
+        generation = (
+            GenerationConfig(
+                generate,
+                prompt=prompt,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                cache=str(cache) if cache is not None else None,
+                store_prompts=store_prompts,
+                full_context=full_context,
+                bertscore=bertscore,
+                prices=str(prices) if prices is not None else None,
+                options=_options(gen_option or []),
+            )
+            if generate is not None
+            else None
+        )
         config = SweepConfig(
             datasets=tuple(dataset),
             budgets=tuple(int(b) for b in budgets.split(",") if b.strip()),
@@ -275,8 +330,9 @@ def sweep(
             data_dir=data_dir,
             tokenizer=tokenizer,
             representation=representation,
-            oracle=oracle,
+            oracle=oracle if oracle is not None else generation is None,
             workers=workers,
+            generation=generation,
         )
         summary = run_sweep(config, out)
     except ValueError as exc:
@@ -289,8 +345,16 @@ def sweep(
         f"{summary.tasks} tasks in {summary.seconds:.1f} s -> {summary.run_dir}",
         err=True,
     )
+    if generation is not None:
+        typer.echo(
+            f"{summary.generator_calls} prompts sent to {generation.generator}, "
+            f"{summary.cache_hits} answered from the cache",
+            err=True,
+        )
+    for failure in summary.failures:
+        typer.echo(f"budgetctx: generation failed: {failure}", err=True)
     for ds, by_selector in summary.means.items():
-        typer.echo(f"\n{ds}: mean ROUGE-1 by budget")
+        typer.echo(f"\n{ds}: mean ROUGE-1 (accuracy for labels) by budget")
         budgets_seen = sorted({b for v in by_selector.values() for b in v})
         typer.echo("  " + "selector".ljust(16) + "".join(f"{b:>8d}" for b in budgets_seen))
         for sel_name, by_budget in sorted(by_selector.items()):
@@ -298,16 +362,33 @@ def sweep(
                 f"{by_budget[b]:8.3f}" if b in by_budget else " " * 8 for b in budgets_seen
             )
             typer.echo("  " + sel_name.ljust(16) + cells)
+    if summary.failures:
+        typer.echo(
+            f"budgetctx: {len(summary.failures)} requests failed; their rows were not written. "
+            "Fix the cause and run the same command again to resume.",
+            err=True,
+        )
+        raise typer.Exit(1)
 
 
 @app.command()
 def report(
     run: Annotated[Path, typer.Argument(help="A sweep's run folder.")],
     out: Annotated[Path | None, typer.Option(help="Output folder (default RUN/report).")] = None,
-    metric: Annotated[str, typer.Option(help="rouge1, rouge2, rougeL, token_f1, ...")] = "rouge1",
+    metric: Annotated[
+        str | None,
+        typer.Option(help="rouge1, rouge2, rougeL, token_f1, bertscore_f, correct ..."),
+    ] = None,
     split: Annotated[str | None, typer.Option(help="validation, test, or both.")] = None,
     bounds_selectors: Annotated[
         str | None, typer.Option(help="Selectors for oracle bounds, e.g. lead,mmr,rcd.")
+    ] = None,
+    price_model: Annotated[
+        str | None,
+        typer.Option(help="LLM sweeps: also price every call as this model, e.g. gpt-4o."),
+    ] = None,
+    prices: Annotated[
+        Path | None, typer.Option(help="Price table (JSON) extending the bundled one.")
     ] = None,
 ) -> None:
     """Write Markdown/CSV tables and PNG figures (paper-style) for a sweep."""
@@ -315,12 +396,104 @@ def report(
 
     try:
         files = write_report(
-            run, out_dir=out, metric=metric, split=split, selectors_for_bounds=bounds_selectors
+            run,
+            out_dir=out,
+            metric=metric,
+            split=split,
+            selectors_for_bounds=bounds_selectors,
+            price_model=price_model,
+            prices=prices,
         )
     except BudgetCtxError as exc:
         _fail(exc)
         return
     typer.echo(str(files.report))
+
+
+@app.command()
+def cost(
+    budget: Annotated[int, typer.Option(help="Context budget (tokens).")],
+    output_tokens: Annotated[int, typer.Option(help="Reply length S (tokens).")] = 300,
+    calls_per_year: Annotated[int, typer.Option(help="Calls per year.")] = 10_000,
+    model: Annotated[str, typer.Option(help="Priced model, e.g. gpt-4o.")] = "gpt-4o",
+    dataset: Annotated[
+        str | None,
+        typer.Option("--dataset", "-d", help="Compare with full documents of this dataset."),
+    ] = None,
+    data_dir: DataDir = None,
+    split: Annotated[str | None, typer.Option(help="validation, test, or both.")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many documents.")] = None,
+    tokenizer: Annotated[str, typer.Option()] = "o200k_base",
+    overhead_tokens: Annotated[
+        int, typer.Option(help="Prompt template tokens added to every call.")
+    ] = 0,
+    prices: Annotated[
+        Path | None, typer.Option(help="Price table (JSON) extending the bundled one.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Cost per call and per year (the paper's Eq. 1) at a budget, against full context."""
+    from budgetctx.eval import document_token_counts
+    from budgetctx.generate import cost_report, get_price, load_prices
+
+    try:
+        price = get_price(model, prices=load_prices(prices))
+        lengths = (
+            document_token_counts(
+                dataset, tokenizer=tokenizer, data_dir=data_dir, split=split, limit=limit
+            )
+            if dataset is not None
+            else None
+        )
+        result = cost_report(
+            price=price,
+            budget=budget,
+            output_tokens=output_tokens,
+            calls_per_year=calls_per_year,
+            document_tokens=lengths,
+            overhead_tokens=overhead_tokens,
+        )
+    except BudgetCtxError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    typer.echo(
+        f"{price.model}: ${price.input_per_mtok:g} in / ${price.output_per_mtok:g} out per 1M "
+        f"tokens (prices of {price.date}, {price.source})"
+    )
+    if lengths is not None:
+        typer.echo(
+            f"{dataset}: {result.n_documents} documents, {result.n_over_budget} longer than "
+            f"the budget"
+        )
+    typer.echo(
+        "  "
+        + "scenario".ljust(38)
+        + "input tok".rjust(11)
+        + "per call".rjust(12)
+        + "per year".rjust(14)
+    )
+    estimates = [result.at_budget, result.full_mean, result.full_median, result.full_p90]
+    for e in estimates:
+        if e is not None:
+            typer.echo(
+                "  "
+                + e.label.ljust(38)
+                + f"{e.input_tokens:11.0f}"
+                + f"${e.per_call:.5f}".rjust(12)
+                + f"${e.per_year:,.2f}".rjust(14)
+            )
+    if result.savings_per_call is not None and result.savings_per_year is not None:
+        typer.echo(
+            "  "
+            + "savings vs full (mean)".ljust(38)
+            + " " * 11
+            + f"${result.savings_per_call:.5f}".rjust(12)
+            + f"${result.savings_per_year:,.2f}".rjust(14)
+            + f"  ({result.savings_pct:.1f} %)"
+        )
 
 
 @app.command()
@@ -388,6 +561,24 @@ def route_eval_cmd(
         return
     typer.echo(report.markdown)
     typer.echo("\n".join(report.files), err=True)
+
+
+def _options(items: list[str]) -> dict[str, Any]:
+    """``key=value`` pairs; values that read as JSON numbers/booleans become those."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InvalidParameterError(
+                f"Options are key=value, got {item!r}; e.g. --gen-option base_url=http://...",
+                parameter="gen_option",
+                value=item,
+            )
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
 
 
 def _split_specs(text: str) -> list[str]:

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from budgetctx.eval._llm import FULL, GenerationConfig, document_token_counts
 from budgetctx.eval._oracle import OracleSelector
 from budgetctx.eval._store import SweepRow, SweepStore
 from budgetctx.eval._sweep import (
@@ -53,6 +54,7 @@ from budgetctx.eval.report import (
 )
 
 __all__ = [
+    "FULL",
     "ORACLE",
     "PRF",
     "BERTScore",
@@ -62,6 +64,7 @@ __all__ = [
     "DatasetInfo",
     "Example",
     "FetchReport",
+    "GenerationConfig",
     "OracleSelector",
     "PairedBootstrap",
     "ReportFiles",
@@ -76,6 +79,7 @@ __all__ = [
     "bootstrap_ci",
     "classification_report",
     "dataset_info",
+    "document_token_counts",
     "fetch_dataset",
     "list_datasets",
     "load_dataset",

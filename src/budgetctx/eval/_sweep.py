@@ -24,6 +24,7 @@ import numpy as np
 from budgetctx._errors import BudgetCtxWarning, InvalidParameterError
 from budgetctx._version import __version__
 from budgetctx.context import Context
+from budgetctx.eval._llm import FULL, FULL_UNITIZER, GenerationConfig, LLMRunner
 from budgetctx.eval._oracle import OracleSelector
 from budgetctx.eval._store import RowKey, SweepRow, SweepStore
 from budgetctx.pipeline import PreparedDocument, prepare
@@ -100,6 +101,8 @@ class SweepConfig:
     rouge_stemmer: bool = True
     seed: int = 0
     workers: int = field(default_factory=lambda: max(1, min(2, os.cpu_count() or 1)))
+    #: an end-to-end sweep: every context (and the full document) goes to an LLM
+    generation: GenerationConfig | None = None
 
     def __post_init__(self) -> None:
         if not self.datasets:
@@ -124,6 +127,13 @@ class SweepConfig:
                 parameter="split",
                 value=self.split,
             )
+        if self.generation is not None and self.oracle:
+            raise InvalidParameterError(
+                "The extractive oracle reads the reference, so an LLM sweep does not send it "
+                "to the model; pass oracle=False (--no-oracle) with generation.",
+                parameter="oracle",
+                value=True,
+            )
         if self.workers < 1:
             raise InvalidParameterError(
                 f"workers must be >= 1, got {self.workers}.",
@@ -140,6 +150,7 @@ class SweepConfig:
             "rouge_stemmer": self.rouge_stemmer,
             "seed": self.seed,
             "budgetctx": __version__,
+            **({"generation": self.generation.settings()} if self.generation is not None else {}),
         }
 
 
@@ -150,7 +161,13 @@ class SweepSummary:
     rows_skipped: int
     tasks: int
     seconds: float
-    means: dict[str, dict[str, dict[int, float]]]  # dataset -> selector -> budget -> ROUGE-1
+    #: dataset -> selector -> budget -> mean ROUGE-1 (accuracy for classification rows)
+    means: dict[str, dict[str, dict[int, float]]]
+    #: LLM sweeps: prompts sent to the model (cache misses), replies from the cache, and the
+    #: requests that failed for good (their rows are not written; resume retries them)
+    generator_calls: int = 0
+    cache_hits: int = 0
+    failures: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -165,6 +182,7 @@ class _Task:
     todo: tuple[tuple[str, int], ...]  # (selector label, budget)
     selection: SelectionInput
     reference: str
+    label: str | None = None
 
 
 def _contexts(
@@ -185,7 +203,7 @@ def _contexts(
         )
     out = {}
     for label, budget in todo:
-        if label == ORACLE:
+        if label in (ORACLE, FULL):
             continue
         name, options = parse_selector_spec(label)
         out[(label, budget)] = doc.select(budget, selector=name, selector_options=options)
@@ -220,14 +238,40 @@ class _Scorer:
 _WORKER: dict[str, Any] = {}
 
 
-def _run_task(task: _Task, config: SweepConfig) -> list[SweepRow]:
+#: a task's rows, and for LLM sweeps the text of each context (to build the prompts)
+_TaskResult = tuple[list[SweepRow], dict[tuple[str, int], str]]
+
+
+def _run_task(task: _Task, config: SweepConfig) -> _TaskResult:
     scorer = _WORKER.get("scorer")
     if scorer is None:
         scorer = _WORKER["scorer"] = _Scorer(config.rouge_stemmer)
     doc, contexts = _contexts(task.selection, task.unitizer, task.todo, config)
     oracle: OracleSelector | None = None
     rows = []
+    texts: dict[tuple[str, int], str] = {}
     for label, budget in task.todo:
+        if label == FULL:
+            # The baseline the paper compares with: the whole document, whatever its length.
+            texts[(label, budget)] = doc.text
+            rows.append(
+                SweepRow(
+                    dataset=task.dataset,
+                    example_id=task.example_id,
+                    unitizer=FULL_UNITIZER,
+                    selector=FULL,
+                    budget=0,
+                    split=task.split,
+                    context_tokens=doc.document_tokens,
+                    document_tokens=doc.document_tokens,
+                    n_units=doc.n_units,
+                    kept=tuple(range(doc.n_units)),
+                    metrics=scorer(doc.text, task.reference),
+                    timings={"prepare": doc.timings_ms["prepare"]},
+                    stats={},
+                )
+            )
+            continue
         if label == ORACLE:
             # The only place a selector sees the reference; the row is labelled "oracle".
             if oracle is None:
@@ -235,6 +279,8 @@ def _run_task(task: _Task, config: SweepConfig) -> list[SweepRow]:
             ctx = doc.select(budget, selector=oracle, whole_if_fits=False)
         else:
             ctx = contexts[(label, budget)]
+        if config.generation is not None:
+            texts[(label, budget)] = ctx.text
         stats = {**ctx.stats, "relevance_source": ctx.relevance_source}
         timings = {k: v for k, v in ctx.timings_ms.items() if k in ("select", "render")}
         timings["prepare"] = doc.timings_ms["prepare"]
@@ -256,7 +302,7 @@ def _run_task(task: _Task, config: SweepConfig) -> list[SweepRow]:
                 reason=ctx.reason,
             )
         )
-    return rows
+    return rows, texts
 
 
 def _tasks(config: SweepConfig, done: set[RowKey]) -> tuple[list[_Task], int]:
@@ -274,9 +320,20 @@ def _tasks(config: SweepConfig, done: set[RowKey]) -> tuple[list[_Task], int]:
             seed=config.seed,
             **options,
         )
+        gen = config.generation
         for ex in examples:
+            full_pending = (
+                gen is not None
+                and gen.full_context
+                and (dataset, ex.id, FULL_UNITIZER, FULL, 0) not in done
+            )
+            if gen is not None and gen.full_context and not full_pending:
+                skipped += 1
             for unitizer in config.unitizers:
                 todo = []
+                if full_pending:
+                    todo.append((FULL, 0))
+                    full_pending = False
                 for label in labels:
                     for budget in config.budgets:
                         if (dataset, ex.id, unitizer, label, budget) in done:
@@ -293,6 +350,7 @@ def _tasks(config: SweepConfig, done: set[RowKey]) -> tuple[list[_Task], int]:
                             tuple(todo),
                             SelectionInput(ex.document, ex.query),
                             ex.reference,
+                            ex.label,
                         )
                     )
     return tasks, skipped
@@ -307,17 +365,31 @@ def run_sweep(
     """Run (or resume) a sweep into the run folder ``out``; rows already there are skipped."""
     start = time.perf_counter()
     store = SweepStore(out)
+    runner: LLMRunner | None = None
     try:
         store.check_settings(config.settings())
         tasks, skipped = _tasks(config, store.done_keys())
+        if config.generation is not None:
+            runner = LLMRunner(config.generation, out, tokenizer=config.tokenizer)
         written = 0
         with _Progress(len(tasks), progress) as bar:
-            for rows in _execute(tasks, config):
+            for task, (rows, texts) in _execute(tasks, config):
+                if runner is not None:
+                    rows = runner.complete(
+                        rows,
+                        texts,
+                        dataset=task.dataset,
+                        query=task.selection.query,
+                        reference=task.reference,
+                        label=task.label,
+                    )
                 written += store.write(rows)
                 bar.advance()
         means = _means(store.rows(), config)
     finally:
         store.close()
+        if runner is not None:
+            runner.close()
     return SweepSummary(
         run_dir=str(Path(out)),
         rows_written=written,
@@ -325,34 +397,44 @@ def run_sweep(
         tasks=len(tasks),
         seconds=round(time.perf_counter() - start, 2),
         means=means,
+        generator_calls=runner.calls if runner is not None else 0,
+        cache_hits=runner.hits if runner is not None else 0,
+        failures=tuple(runner.errors) if runner is not None else (),
     )
 
 
-def _execute(tasks: list[_Task], config: SweepConfig) -> Iterable[list[SweepRow]]:
+def _execute(tasks: list[_Task], config: SweepConfig) -> Iterable[tuple[_Task, _TaskResult]]:
     if config.workers == 1 or len(tasks) <= 1:
         for task in tasks:
-            yield _run_task(task, config)
+            yield task, _run_task(task, config)
         return
     # Biggest documents first, so that a long one does not start last and hold up the end.
     tasks = sorted(tasks, key=lambda t: -len(t.selection.document))
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
     with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
-        pending: set[Future[list[SweepRow]]] = set()
+        pending: set[Future[_TaskResult]] = set()
+        owner: dict[Future[_TaskResult], _Task] = {}
         queue = iter(tasks)
+
+        def submit(task: _Task) -> None:
+            fut = pool.submit(_run_task, task, config)
+            owner[fut] = task
+            pending.add(fut)
+
         try:
             # Keep a bounded number of tasks in flight so that documents are not all pickled
             # up front and an interrupt cancels little.
             for task in queue:
-                pending.add(pool.submit(_run_task, task, config))
+                submit(task)
                 if len(pending) >= 2 * config.workers:
                     break
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
-                    yield fut.result()
+                    yield owner.pop(fut), fut.result()
                     nxt = next(queue, None)
                     if nxt is not None:
-                        pending.add(pool.submit(_run_task, nxt, config))
+                        submit(nxt)
         except BaseException:
             for fut in pending:
                 fut.cancel()
@@ -362,8 +444,12 @@ def _execute(tasks: list[_Task], config: SweepConfig) -> Iterable[list[SweepRow]
 def _means(rows: Iterable[SweepRow], config: SweepConfig) -> dict[str, dict[str, dict[int, float]]]:
     acc: dict[str, dict[str, dict[int, list[float]]]] = {}
     for r in rows:
+        # ROUGE-1, or accuracy for a classification sweep (its rows have no ROUGE).
+        value = r.metrics.get("rouge1", r.metrics.get("correct"))
+        if value is None:
+            continue
         acc.setdefault(r.dataset, {}).setdefault(r.selector, {}).setdefault(r.budget, []).append(
-            float(r.metrics.get("rouge1", 0.0))
+            float(value)
         )
     return {
         d: {

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError
+from budgetctx.eval._llm import FULL
 from budgetctx.eval._store import SweepRow, SweepStore
 from budgetctx.eval.report._bounds import oracle_bounds
 from budgetctx.eval.report._cells import (
@@ -21,6 +22,7 @@ from budgetctx.eval.report._cells import (
 )
 from budgetctx.eval.report._figures import plot_bounds, plot_curves, plot_frontier
 from budgetctx.eval.report._frontier import pareto_frontier
+from budgetctx.eval.report._llm import classification_table, full_context_table, generated_rows
 from budgetctx.eval.report._style import (
     default_unitizer,
     metric_name,
@@ -43,7 +45,7 @@ from budgetctx.eval.report._tables import (
 __all__ = ["ReportFiles", "write_report"]
 
 # The paper reports both; a report shows them next to the metric asked for.
-_CURVE_METRICS = ("rouge1", "rouge2")
+_CURVE_METRICS = ("rouge1", "rouge2", "bertscore_f")
 _N_RESAMPLES = 1000  # budgetctx.eval.metrics.bootstrap_ci's default
 
 
@@ -107,7 +109,7 @@ def write_report(
     run_dir: str | Path,
     *,
     out_dir: str | Path | None = None,
-    metric: str = "rouge1",
+    metric: str | None = None,
     split: str | None = None,
     selectors_for_bounds: Sequence[str] | None = None,
     unitizer: str | None = None,
@@ -116,6 +118,8 @@ def write_report(
     seed: int = 0,
     extra: Mapping[str, Mapping[int, float]] | None = None,
     extra_label: str = "router",
+    price_model: str | None = None,
+    prices: str | Path | None = None,
 ) -> ReportFiles:
     """Tables (Markdown and CSV), figures (PNG) and ``report.md`` for the sweep in
     ``run_dir``, written to ``out_dir`` (default ``run_dir/report``).
@@ -125,6 +129,11 @@ def write_report(
     pooled); ``unitizer`` is the unitization of the one-unitizer tables and figures (default
     ``sentence``); ``selectors_for_bounds`` restricts the bounds (the paper: lead, mmr, rcd);
     ``extra`` adds a line to the bounds figure (``{dataset: {budget: score}}``, a router).
+    ``metric`` None is ROUGE-1, or accuracy (``correct``) for a classification sweep.
+
+    An LLM sweep's report adds the full-context comparison (score and cost per call; also
+    re-priced as ``price_model``, from the bundled table or ``prices``, when given) and, for
+    classification, macro-F1 per cell. Full-context rows are left out of the other tables.
 
     >>> import tempfile
     >>> from budgetctx.eval._store import SweepRow, SweepStore
@@ -143,8 +152,19 @@ def write_report(
     check_confidence(confidence)
     run = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else run / "report"
-    rows, settings = _load(run, split)
-    check_metric(rows, metric)
+    all_rows, settings = _load(run, split)
+    if metric is None:
+        has_rouge = any("rouge1" in r.metrics for r in all_rows)
+        has_label = any("correct" in r.metrics for r in all_rows)
+        metric = "correct" if has_label and not has_rouge else "rouge1"
+    check_metric(all_rows, metric)
+    price = None
+    if price_model is not None:
+        from budgetctx.generate import get_price, load_prices
+
+        price = get_price(price_model, prices=load_prices(prices))
+    # The full-context baseline has no budget: it has its own table, not a column.
+    rows = [r for r in all_rows if r.selector != FULL] or all_rows
     out.mkdir(parents=True, exist_ok=True)
 
     unit = unitizer if unitizer is not None else default_unitizer(r.unitizer for r in rows)
@@ -198,6 +218,20 @@ def write_report(
     figures.append(fig)
     tables.append((f"bounds_{_slug(metric)}", bounds_table(bounds), fig.name))
 
+    llm_rows = generated_rows(all_rows)
+    if llm_rows and any(metric in r.metrics for r in llm_rows) and metric != "correct":
+        tables.append(("full_context", full_context_table(llm_rows, metric=metric), None))
+        if price is not None:
+            tables.append(
+                (
+                    f"full_context_{_slug(price.model)}",
+                    full_context_table(llm_rows, metric=metric, price=price),
+                    None,
+                )
+            )
+    if any("correct" in r.metrics for r in llm_rows):
+        tables.append(("classification", classification_table(llm_rows), None))
+
     md_paths, csv_paths = [], []
     for stem, table, _ in tables:
         md = out / f"{stem}.md"
@@ -223,10 +257,31 @@ def write_report(
             seed=seed,
             interval=interval,
             csv_names=[cells_path.name, *(p.name for p in csv_paths)],
+            llm_note=_llm_note(llm_rows, len(all_rows) - len(rows)),
         ),
         encoding="utf-8",
     )
     return ReportFiles(report, cells_path, tuple(md_paths), tuple(csv_paths), tuple(figures))
+
+
+def _llm_note(rows: Sequence[SweepRow], n_full: int) -> str:
+    if not rows:
+        return ""
+    gens = [r.generation or {} for r in rows]
+    models = sorted({str(g.get("model")) for g in gens})
+    prompts = sorted({str(g.get("prompt")) for g in gens})
+    cached = sum(1 for g in gens if g.get("cached"))
+    costs = [g.get("cost_usd") for g in gens]
+    total = (
+        f"; recorded cost ${sum(float(c) for c in costs if c is not None):.4f}"
+        if any(c is not None for c in costs)
+        else ""
+    )
+    return (
+        f"- Generation: {len(rows)} replies from {', '.join(models)} with prompt "
+        f"{', '.join(prompts)} ({cached} served by the response cache{total}); "
+        f"{n_full} full-context baseline rows"
+    )
 
 
 def _settings_table(settings: Mapping[str, Any] | None) -> str:
@@ -251,6 +306,7 @@ def _markdown(
     seed: int,
     interval: Interval,
     csv_names: Sequence[str],
+    llm_note: str = "",
 ) -> str:
     datasets = sorted({r.dataset for r in rows})
     selectors = sorted({r.selector for r in rows}, key=selector_sort_key)
@@ -285,6 +341,8 @@ def _markdown(
             f"- {with_reason} contexts carry a reason (e.g. a budget below every "
             "unit); they are scored as they are"
         )
+    if llm_note:
+        lines.append(llm_note)
     lines += ["", _settings_table(settings)]
     count_table = Table(
         "Examples per dataset and split",

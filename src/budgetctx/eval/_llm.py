@@ -1,0 +1,314 @@
+"""End-to-end sweeps: every selected context (and the whole document) goes to an LLM.
+
+Selection runs in the sweep's workers exactly as for extractive sweeps; the parent process
+sends the prompts through a :class:`~budgetctx.generate.CachedGenerator`, scores the replies
+against the reference and writes each example's rows in one transaction. A resumed or
+repeated sweep finds every reply already in the response cache and pays nothing twice.
+
+Row metrics are those of the *generated* text (ROUGE-1/2/L, token F1, BERTScore F1); the
+extractive context's own scores stay beside them as ``ctx_rouge1`` and ``ctx_rouge2``. For
+classification prompts (PubMedQA) a row has ``correct`` and ``parsed``; the answer the model
+gave, parsed or not, is in ``generation["label"]`` and macro-F1 is computed per cell by the
+report, unparseable answers counted, never mapped to a class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from budgetctx._errors import GenerationError, InvalidParameterError
+from budgetctx.eval._store import SweepRow
+
+__all__ = ["FULL", "FULL_UNITIZER", "GenerationConfig", "document_token_counts"]
+
+#: Selector label and unitizer of the full-context baseline rows (budget 0: no budget).
+FULL = "full"
+FULL_UNITIZER = "none"
+
+_CTX_METRICS = ("rouge1", "rouge2")
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    """What an LLM sweep sends and how.
+
+    ``generator`` is a spec for :func:`~budgetctx.generate.get_generator` (``"local"``,
+    ``"openai:gpt-4o"``) and ``options`` its backend options (``base_url``, ``concurrency``,
+    ``n_ctx`` ...). ``prompt`` names a template (None: the dataset's own, see
+    :func:`~budgetctx.generate.prompt_for_dataset`). ``max_tokens`` None means 200 for
+    summaries and 50 for a label (the paper's code). ``cache`` is the response cache file (None:
+    ``RUN/responses.sqlite``); prompt text is stored there only with ``store_prompts``.
+    ``prices`` is a JSON price file that extends the bundled table.
+
+    >>> GenerationConfig("local").settings()["generator"]
+    'local'
+    """
+
+    generator: str
+    prompt: str | None = None
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    cache: str | None = None
+    store_prompts: bool = False
+    full_context: bool = True
+    bertscore: bool = True
+    prices: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.generator, str) or not self.generator.strip():
+            raise InvalidParameterError(
+                f"generator must be a spec such as 'local' or 'openai:gpt-4o', got "
+                f"{self.generator!r}.",
+                parameter="generator",
+                value=self.generator,
+            )
+        mt = self.max_tokens
+        if mt is not None and (isinstance(mt, bool) or not isinstance(mt, int) or mt < 1):
+            raise InvalidParameterError(
+                f"max_tokens must be a positive integer or None, got {mt!r}; e.g. 256.",
+                parameter="max_tokens",
+                value=mt,
+            )
+        if not 0.0 <= float(self.temperature) <= 2.0:
+            raise InvalidParameterError(
+                f"temperature must be in [0, 2], got {self.temperature!r}; 0 is greedy.",
+                parameter="temperature",
+                value=self.temperature,
+            )
+        if self.prompt is not None:
+            from budgetctx.generate import get_prompt
+
+            get_prompt(self.prompt)  # fails early, with the list of templates
+
+    def settings(self) -> dict[str, Any]:
+        """What must stay the same when an LLM sweep is resumed (the cache key covers the
+        rest: a changed option simply misses the cache)."""
+        return {
+            "generator": self.generator,
+            "prompt": self.prompt,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "full_context": self.full_context,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["options"] = dict(self.options)
+        return out
+
+
+class LLMRunner:
+    """Turns one example's extractive rows into generated rows (parent process only)."""
+
+    def __init__(self, config: GenerationConfig, run_dir: str | Path, *, tokenizer: str) -> None:
+        from budgetctx.generate import CachedGenerator, get_generator, load_prices
+        from budgetctx.tokenizers import get_tokenizer
+
+        self.config = config
+        self._tokenizer = get_tokenizer(tokenizer)
+        self._options = dict(config.options)
+        self._inner: dict[int, Any] = {}  # max_tokens -> generator
+        self._get_generator = get_generator
+        cache = config.cache if config.cache is not None else Path(run_dir) / "responses.sqlite"
+        self.cache_path = Path(cache)
+        self._cached_cls = CachedGenerator
+        self._cached: dict[int, Any] = {}
+        self._prices = load_prices(config.prices)
+        self._bertscore: Any = None
+        self._rouge: Any = None
+        self.errors: list[str] = []
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _generator(self, max_tokens: int) -> Any:
+        gen = self._cached.get(max_tokens)
+        if gen is None:
+            inner = self._get_generator(
+                self.config.generator,
+                temperature=self.config.temperature,
+                max_tokens=max_tokens,
+                **self._options,
+            )
+            # One cache file shared by every generator of the run.
+            shared = next(iter(self._cached.values()), None)
+            cache = shared.cache if shared is not None else self.cache_path
+            gen = self._cached_cls(inner, cache, store_prompts=self.config.store_prompts)
+            self._cached[max_tokens] = gen
+        return gen
+
+    @property
+    def calls(self) -> int:
+        """Prompts actually sent to a model (cache misses)."""
+        return sum(int(g.calls) for g in self._cached.values())
+
+    @property
+    def hits(self) -> int:
+        return sum(int(g.hits) for g in self._cached.values())
+
+    def close(self) -> None:
+        seen: set[int] = set()
+        for g in self._cached.values():
+            if id(g.cache) not in seen:
+                seen.add(id(g.cache))
+                g.cache.close()
+
+    def _template(self, dataset: str) -> Any:
+        from budgetctx.generate import get_prompt, prompt_for_dataset
+
+        name = self.config.prompt or prompt_for_dataset(dataset)
+        return get_prompt(name)
+
+    def _price(self, model: str) -> Any:
+        from budgetctx.generate import get_price
+
+        if model.startswith("local"):
+            return None  # priced at 0 below; the report re-prices with a named model
+        try:
+            return get_price(model, prices=self._prices)
+        except (KeyError, ValueError):
+            return None
+
+    def _score_text(self, text: str, reference: str) -> dict[str, float]:
+        if self._rouge is None:
+            from budgetctx.eval._sweep import _Scorer
+
+            self._rouge = _Scorer(True)
+        return dict(self._rouge(text, reference))
+
+    def _bertscore_f(self, texts: Sequence[str], refs: Sequence[str]) -> list[float | None]:
+        if not self.config.bertscore:
+            return [None] * len(texts)
+        if self._bertscore is None:
+            try:
+                from budgetctx.eval.metrics import BERTScore
+
+                self._bertscore = BERTScore()
+            except Exception as exc:  # optional extra missing: the rows say so
+                self.errors.append(f"BERTScore unavailable ({type(exc).__name__}: {exc})")
+                self._bertscore = False
+        if self._bertscore is False:
+            return [None] * len(texts)
+        return [round(p.f, 6) for p in self._bertscore.score(list(texts), list(refs))]
+
+    # -- the work -------------------------------------------------------------------------
+    def complete(
+        self,
+        rows: Sequence[SweepRow],
+        texts: Mapping[tuple[str, int], str],
+        *,
+        dataset: str,
+        query: str | None,
+        reference: str,
+        label: str | None,
+    ) -> list[SweepRow]:
+        """Generate for every row; rows whose request failed for good are left out (so a
+        resumed sweep tries them again) and their errors kept in :attr:`errors`."""
+        template = self._template(dataset)
+        classify = template.task == "classify"
+        if classify and label is None:
+            raise InvalidParameterError(
+                f"The prompt {template.id!r} classifies, but dataset {dataset!r} has no gold "
+                "labels; pass a summarization prompt (--prompt) or a labelled dataset.",
+                parameter="prompt",
+                value=template.id,
+            )
+        # The paper's code: 200 tokens for a summary, 50 for a label.
+        max_tokens = self.config.max_tokens or (50 if classify else 200)
+        gen = self._generator(max_tokens)
+        # A summary prompt takes the task's instruction only when it has a slot for it.
+        use_query = query if (classify or template.user_with_query) else None
+        prompts = [template.render(texts[(r.selector, r.budget)], query=use_query) for r in rows]
+        results = self._generate_all(gen, prompts)
+        done = [(r, p, g) for r, p, g in zip(rows, prompts, results, strict=True) if g is not None]
+        if not done:
+            return []
+        bert = (
+            [None] * len(done)
+            if classify
+            else self._bertscore_f([g.text for _, _, g in done], [reference] * len(done))
+        )
+        out = []
+        for (row, prompt, g), bs in zip(done, bert, strict=True):
+            metrics: dict[str, float] = {f"ctx_{m}": row.metrics[m] for m in _CTX_METRICS}
+            generation: dict[str, Any] = {
+                "text": g.text,
+                "model": g.model,
+                "prompt": template.id,
+                "usage": g.usage.to_dict(),
+                "prompt_tokens": sum(self._tokenizer.count(m.content) for m in prompt),
+                "latency_ms": round(float(g.latency_ms), 2),
+                "cached": bool(g.cached),
+                "finish_reason": g.finish_reason,
+                "max_tokens": max_tokens,
+            }
+            if classify:
+                from budgetctx.generate import parse_label
+
+                parsed = parse_label(g.text, template.labels or ("yes", "no", "maybe"))
+                generation["label"] = parsed
+                generation["gold"] = label
+                metrics["correct"] = 1.0 if parsed == label else 0.0
+                metrics["parsed"] = 0.0 if parsed is None else 1.0
+            else:
+                metrics.update(self._score_text(g.text, reference))
+                if bs is not None:
+                    metrics["bertscore_f"] = bs
+            price = self._price(g.model)
+            if price is not None:
+                from budgetctx.generate import call_cost
+
+                cost = call_cost(price, g.usage.input_tokens, g.usage.output_tokens)
+                generation["cost_usd"] = round(cost, 8)
+                generation["price_model"] = price.model
+            elif self.config.generator.startswith("local"):
+                generation["cost_usd"] = 0.0
+            out.append(replace(row, metrics=metrics, generation=generation))
+        return out
+
+    def _generate_all(self, gen: Any, prompts: Sequence[Any]) -> list[Any]:
+        try:
+            return list(gen.generate_batch(prompts))
+        except GenerationError:
+            pass
+        # Find which requests fail; the others are kept (and are cached already).
+        results: list[Any] = []
+        for p in prompts:
+            try:
+                results.append(gen.generate(p))
+            except GenerationError as exc:
+                self.errors.append(str(exc))
+                results.append(None)
+        return results
+
+
+def document_token_counts(
+    dataset: str,
+    *,
+    tokenizer: str = "o200k_base",
+    data_dir: str | Path | None = None,
+    split: str | None = None,
+    limit: int | None = None,
+) -> list[int]:
+    """Token counts of a dataset's documents: the length distribution that the cost model
+    compares a budget with (``budgetctx cost --dataset``).
+
+    >>> document_token_counts("mtsamples", limit=2)  # doctest: +SKIP
+    [1013, 2315]
+    """
+    from budgetctx.eval._sweep import parse_dataset_spec
+    from budgetctx.eval.datasets import load_dataset
+    from budgetctx.tokenizers import get_tokenizer
+
+    tok = get_tokenizer(tokenizer)
+    name, options = parse_dataset_spec(dataset)
+    examples = load_dataset(
+        name,
+        data_dir=str(data_dir) if data_dir is not None else None,
+        split=split,
+        limit=limit,
+        **options,
+    )
+    return [tok.count(ex.document) for ex in examples]
