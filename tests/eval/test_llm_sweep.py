@@ -208,3 +208,28 @@ def test_changed_generation_settings_are_refused_on_resume(tmp_path: Path) -> No
     run_sweep(_config(path), tmp_path / "run", progress=False)
     with pytest.raises(InvalidParameterError):
         run_sweep(_config(path, temperature=0.7), tmp_path / "run", progress=False)
+
+
+def test_unitization_table_of_generated_scores(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path)
+    base = _config(path)
+    config = SweepConfig(
+        datasets=base.datasets,
+        budgets=base.budgets,
+        selectors=base.selectors,
+        unitizers=("sentence", "window"),
+        oracle=False,
+        workers=2,
+        generation=base.generation,
+    )
+    run_sweep(config, tmp_path / "run", progress=False)
+    with SweepStore(tmp_path / "run") as store:
+        rows = list(store.rows())
+    # one full-context row per example, whatever the number of unitizers
+    assert sum(r.selector == FULL for r in rows) == 3
+    assert len(rows) == 3 * (2 * 2 * 2 + 1)
+    files = write_report(tmp_path / "run")
+    table = (files.report.parent / "unitizers_rouge1.csv").read_text().splitlines()
+    assert table[0].startswith("dataset,unitizer,selector")
+    units = {line.split(",")[1] for line in table[1:]}
+    assert units == {"sentence", "window"}  # the baseline is not a unitization

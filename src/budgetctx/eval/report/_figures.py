@@ -88,6 +88,15 @@ def _datasets(items: Iterable[Any]) -> list[str]:
     return sorted({item.dataset for item in items})
 
 
+def _short(dataset: str) -> str:
+    """A file dataset's label without its folder and column mapping (``jsonl:notes.jsonl``):
+    the full spec would squeeze the plot to nothing."""
+    kind, sep, rest = dataset.partition(":")
+    if sep and kind in ("jsonl", "csv", "mimic-bhc"):
+        return f"{kind}:{Path(rest.partition('?')[0]).name}"
+    return dataset
+
+
 def _nothing_to_plot(what: str) -> InvalidParameterError:
     return InvalidParameterError(
         f"Nothing to plot: no {what}; pass the output of summarize() on a run with rows.",
@@ -160,7 +169,7 @@ def plot_curves(
             )
         _budget_axis(ax, budgets)
         ax.set_ylabel(metric_name(metric))
-        ax.set_title(f"{dataset} (n={max(c.n for c in mine)})")
+        ax.set_title(f"{_short(dataset)} (n={max(c.n for c in mine)})")
     fig.suptitle(
         title
         or f"{metric_name(metric)} vs token budget "
@@ -220,7 +229,7 @@ def plot_frontier(
             zorder=2,
         )
         ax.annotate(
-            dataset,
+            _short(dataset),
             (line[-1].budget, line[-1].mean),
             textcoords="offset points",
             xytext=(12, 0),
@@ -228,7 +237,7 @@ def plot_frontier(
             fontsize=8,
             color="#333333",
         )
-        handles.append(Line2D([], [], color="#333333", linestyle=style, label=dataset))
+        handles.append(Line2D([], [], color="#333333", linestyle=style, label=_short(dataset)))
         for p in line:
             ax.plot(
                 [p.budget],
@@ -390,7 +399,7 @@ def plot_bounds(
             )
         _budget_axis(ax, sorted(set(xs) | {b for b, _ in curve}))
         ax.set_ylabel(metric_name(line[0].metric))
-        ax.set_title(f"{dataset} (n={max(b.n for b in line)})")
+        ax.set_title(f"{_short(dataset)} (n={max(b.n for b in line)})")
     over = ", ".join(
         selector_name(s)
         for s in sorted({s for b in items for s in b.selectors}, key=selector_sort_key)
