@@ -185,7 +185,7 @@ def test_report_has_full_context_comparison_and_repricing(tmp_path: Path) -> Non
     assert "full context" in text and "Δ rouge1 vs full" in text
     priced = (out / "full_context_gpt-4o.csv").read_text().splitlines()
     header = priced[0].split(",")
-    cost_col = header.index("USD per call")
+    cost_col = header.index("USD per 1k calls")
     saved_col = header.index("cost saved %")
     body = [line.split(",") for line in priced[1:]]
     full_cost = float(body[0][cost_col])

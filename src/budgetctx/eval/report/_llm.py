@@ -99,6 +99,7 @@ def full_context_table(
         out_tokens = _mean([float((g.get("usage") or {}).get("output_tokens", 0)) for g in gens])
         costs = [c for c in (row_cost(r, price) for r in rs) if c is not None]
         cost = _mean(costs) if len(costs) == len(rs) else None
+        per_1k = None if cost is None else 1000.0 * cost
         full_score, full_cost = full.get(dataset, (None, None))
         delta = None if full_score is None or score is None else score - full_score
         saved = (
@@ -118,7 +119,7 @@ def full_context_table(
                 delta,
                 prompt_tokens,
                 out_tokens,
-                cost,
+                per_1k,
                 saved,
                 len(rs),
             )
@@ -135,7 +136,7 @@ def full_context_table(
             f"Δ {metric} vs full",
             "prompt tokens",
             "output tokens",
-            "USD per call",
+            "USD per 1k calls",
             "cost saved %",
             "n",
         ),
@@ -145,9 +146,10 @@ def full_context_table(
         group_columns=2,
         display=_display(kept),
         caption=(
-            "Means over examples. Cost is Eq. 1, (p_in x input + p_out x output) / 1e6, with "
-            "input = the prompt's tokens in the sweep's tokenizer when re-priced. Bold: a "
-            "policy at least as good as the full context."
+            "Means over examples. Cost is Eq. 1, (p_in x input + p_out x output) / 1e6 per "
+            "call, shown per 1,000 calls; re-priced, input is the prompt's tokens in the "
+            "sweep's tokenizer and output the reply's tokens as the model counted them. Bold: "
+            "a policy at least as good as the full context."
         ),
     )
 

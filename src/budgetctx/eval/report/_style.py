@@ -68,6 +68,10 @@ _METRICS = {
     "token_f1": "token F1",
     "overlap1_f": "unigram overlap F1",
     "overlap2_f": "bigram overlap F1",
+    "bertscore_f": "BERTScore F1",
+    "correct": "accuracy",
+    "ctx_rouge1": "context ROUGE-1 F1",
+    "ctx_rouge2": "context ROUGE-2 F1",
 }
 
 

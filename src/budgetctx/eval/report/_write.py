@@ -22,7 +22,12 @@ from budgetctx.eval.report._cells import (
 )
 from budgetctx.eval.report._figures import plot_bounds, plot_curves, plot_frontier
 from budgetctx.eval.report._frontier import pareto_frontier
-from budgetctx.eval.report._llm import classification_table, full_context_table, generated_rows
+from budgetctx.eval.report._llm import (
+    classification_table,
+    full_context_table,
+    generated_rows,
+    row_cost,
+)
 from budgetctx.eval.report._style import (
     default_unitizer,
     metric_name,
@@ -219,7 +224,7 @@ def write_report(
     tables.append((f"bounds_{_slug(metric)}", bounds_table(bounds), fig.name))
 
     llm_rows = generated_rows(all_rows)
-    if llm_rows and any(metric in r.metrics for r in llm_rows) and metric != "correct":
+    if llm_rows and any(metric in r.metrics for r in llm_rows):
         tables.append(("full_context", full_context_table(llm_rows, metric=metric), None))
         if price is not None:
             tables.append(
@@ -257,14 +262,14 @@ def write_report(
             seed=seed,
             interval=interval,
             csv_names=[cells_path.name, *(p.name for p in csv_paths)],
-            llm_note=_llm_note(llm_rows, len(all_rows) - len(rows)),
+            llm_note=_llm_note(llm_rows, len(all_rows) - len(rows), price),
         ),
         encoding="utf-8",
     )
     return ReportFiles(report, cells_path, tuple(md_paths), tuple(csv_paths), tuple(figures))
 
 
-def _llm_note(rows: Sequence[SweepRow], n_full: int) -> str:
+def _llm_note(rows: Sequence[SweepRow], n_full: int, price: Any = None) -> str:
     if not rows:
         return ""
     gens = [r.generation or {} for r in rows]
@@ -277,6 +282,9 @@ def _llm_note(rows: Sequence[SweepRow], n_full: int) -> str:
         if any(c is not None for c in costs)
         else ""
     )
+    if price is not None:
+        repriced = sum(row_cost(r, price) or 0.0 for r in rows)
+        total += f"; ${repriced:.4f} if every row were a call to {price.model}"
     return (
         f"- Generation: {len(rows)} replies from {', '.join(models)} with prompt "
         f"{', '.join(prompts)} ({cached} served by the response cache{total}); "
