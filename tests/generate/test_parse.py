@@ -15,6 +15,11 @@ CASES: list[tuple[str, str | None]] = [
     ("No", "no"),
     ("MAYBE", "maybe"),
     ("no.", "no"),
+    # one label repeated is an answer, not an echoed option list (seen from SmolLM2)
+    ("No, no.", "no"),
+    ("yes, yes, yes", "yes"),
+    ("yes, yes, yes, yes, yes, yes, yes, ", "yes"),
+    ("yes, yes, no, or maybe, no, no, maybe", None),
     ('"yes"', "yes"),
     ("**No**", "no"),
     ("YES - because the trial met its endpoint.", "yes"),

@@ -131,7 +131,12 @@ def parse_label(text: str, labels: Sequence[str] = DEFAULT_LABELS) -> str | None
     if decided:
         return label
 
-    body = choices_re.sub(" ", body)
+    # ... but one label repeated ("No, no.", "yes, yes, yes") is that answer, said twice.
+    def _drop_options(m: re.Match[str]) -> str:
+        said = {x.lower() for x in label_re.findall(m.group(0))}
+        return " " if len(said) > 1 else m.group(0)
+
+    body = choices_re.sub(_drop_options, body)
 
     final: list[str] = []
     plain: list[str] = []
