@@ -348,7 +348,7 @@ def sweep(
     if generation is not None:
         typer.echo(
             f"{summary.generator_calls} prompts sent to {generation.generator}, "
-            f"{summary.cache_hits} answered from the cache",
+            f"{summary.cache_hits} answered from the cache ({summary.cache_path})",
             err=True,
         )
     for failure in summary.failures:

@@ -168,6 +168,8 @@ class SweepSummary:
     generator_calls: int = 0
     cache_hits: int = 0
     failures: tuple[str, ...] = ()
+    #: the response cache file (LLM sweeps)
+    cache_path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -400,6 +402,7 @@ def run_sweep(
         generator_calls=runner.calls if runner is not None else 0,
         cache_hits=runner.hits if runner is not None else 0,
         failures=tuple(runner.errors) if runner is not None else (),
+        cache_path=str(runner.cache_path) if runner is not None else None,
     )
 
 
