@@ -11,6 +11,7 @@ from __future__ import annotations
 from budgetctx._errors import (
     BudgetCtxError,
     BudgetCtxWarning,
+    ContextLengthError,
     DatasetError,
     GenerationError,
     InputError,
@@ -35,6 +36,7 @@ __all__ = [
     "BudgetCtxError",
     "BudgetCtxWarning",
     "Context",
+    "ContextLengthError",
     "DatasetError",
     "GenerationError",
     "InputError",

@@ -9,6 +9,7 @@
     ├── TokenizerError                                a tokenizer could not be loaded
     ├── DatasetError                                  a dataset is missing or malformed
     └── GenerationError                               an LLM request failed after its retries
+        └── ContextLengthError                        the prompt does not fit the model's window
 
     BudgetCtxWarning (UserWarning)                     something was degraded, not refused
 
@@ -22,6 +23,7 @@ from typing import Any
 __all__ = [
     "BudgetCtxError",
     "BudgetCtxWarning",
+    "ContextLengthError",
     "DatasetError",
     "GenerationError",
     "InputError",
@@ -99,6 +101,13 @@ class GenerationError(BudgetCtxError):
         super().__init__(message)
         self.request = request
         self.status = status
+
+
+class ContextLengthError(GenerationError):
+    """The prompt (plus the reply's max_tokens) does not fit the model's context window.
+
+    Retrying cannot help: a sweep records the row with this reason instead of failing.
+    """
 
 
 class BudgetCtxWarning(UserWarning):

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from budgetctx import GenerationError, InvalidParameterError
+from budgetctx import ContextLengthError, GenerationError, InvalidParameterError
 from budgetctx.eval import FULL, GenerationConfig, SweepConfig, SweepStore, run_sweep
 from budgetctx.eval.report import write_report
 from budgetctx.generate import Generation, Message, Usage, register_generator
@@ -24,6 +24,7 @@ class FakeGenerator:
 
     calls: ClassVar[list[list[Message]]] = []  # shared across instances: what reached "the model"
     fail_marker: ClassVar[str | None] = None
+    max_words: ClassVar[int | None] = None  # a context window, in words
 
     def __init__(self, model: str = "fake", *, temperature: float = 0.0, max_tokens: int = 64):
         self.model = model
@@ -40,6 +41,8 @@ class FakeGenerator:
     def generate(self, messages: Sequence[Message]) -> Generation:
         FakeGenerator.calls.append(list(messages))
         text = messages[-1].content
+        if FakeGenerator.max_words is not None and len(text.split()) > FakeGenerator.max_words:
+            raise ContextLengthError("request abc123: prompt of 600 tokens does not fit 500")
         if FakeGenerator.fail_marker and FakeGenerator.fail_marker in text:
             raise GenerationError("request abc123 to fake failed: HTTP 500", status=500)
         if "Question:" in text or "question" in text.lower():
@@ -62,6 +65,7 @@ with contextlib.suppress(InvalidParameterError):  # registered already (imported
 def _reset() -> None:
     FakeGenerator.calls = []
     FakeGenerator.fail_marker = None
+    FakeGenerator.max_words = None
 
 
 def _jsonl(tmp_path: Path, n: int = 3, *, labels: bool = False) -> Path:
@@ -149,6 +153,7 @@ def test_failed_requests_are_not_written_and_resume_retries_them(tmp_path: Path)
         ids = {r.example_id for r in store.rows()}
     assert ids == {"ex0", "ex2"}
     FakeGenerator.fail_marker = None
+    FakeGenerator.max_words = None
     before = len(FakeGenerator.calls)
     again = run_sweep(_config(path), tmp_path / "run", progress=False)
     assert again.failures == () and again.rows_written == 5
@@ -233,3 +238,26 @@ def test_unitization_table_of_generated_scores(tmp_path: Path) -> None:
     assert table[0].startswith("dataset,unitizer,selector")
     units = {line.split(",")[1] for line in table[1:]}
     assert units == {"sentence", "window"}  # the baseline is not a unitization
+
+
+def test_prompts_longer_than_the_window_are_rows_with_a_reason(tmp_path: Path) -> None:
+    # the full documents (~520 words) do not fit; the budgeted contexts do
+    FakeGenerator.max_words = 300
+    summary = run_sweep(_config(_jsonl(tmp_path)), tmp_path / "run", progress=False)
+    assert summary.failures == ()  # not a failure: retrying cannot help
+    with SweepStore(tmp_path / "run") as store:
+        rows = list(store.rows())
+    assert len(rows) == 15
+    full = [r for r in rows if r.selector == FULL]
+    assert len(full) == 3
+    for r in full:
+        assert r.reason == "prompt longer than the model's context window"
+        assert r.generation is not None and r.generation["error"] == "context_length"
+        assert "rouge1" not in r.metrics and "ctx_rouge1" in r.metrics
+    assert all("rouge1" in r.metrics for r in rows if r.selector != FULL)
+    # resuming does not ask again
+    before = len(FakeGenerator.calls)
+    again = run_sweep(_config(_jsonl(tmp_path)), tmp_path / "run", progress=False)
+    assert again.rows_written == 0 and len(FakeGenerator.calls) == before
+    files = write_report(tmp_path / "run")
+    assert "3 prompts were longer than the model's context window" in files.report.read_text()

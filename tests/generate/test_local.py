@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from budgetctx._errors import GenerationError, InvalidParameterError
+from budgetctx._errors import ContextLengthError, GenerationError, InvalidParameterError
 from budgetctx.generate import Generator, Message, get_generator
 from budgetctx.generate._local import _MODELS, LocalGenerator
 
@@ -137,7 +137,7 @@ def test_seeded_sampling_is_repeatable(model_ready: None) -> None:
 @pytest.mark.slow
 def test_prompt_too_long_for_n_ctx(model_ready: None) -> None:
     gen = LocalGenerator(n_ctx=256, max_tokens=32)
-    with pytest.raises(GenerationError) as info:
+    with pytest.raises(ContextLengthError) as info:
         gen.generate([Message("user", "word " * 400)])
     message = str(info.value)
     match = re.search(r"The prompt is (\d+) tokens", message)
@@ -152,7 +152,7 @@ def test_prompt_fits_but_no_room_to_answer(model_ready: None) -> None:
     n_prompt = LocalGenerator(max_tokens=1, n_ctx=256).generate(PROMPT).usage.input_tokens
     # The prompt alone fits; llama.cpp would silently cut max_tokens, so this is refused.
     tight = LocalGenerator(max_tokens=32, n_ctx=n_prompt + 16)
-    with pytest.raises(GenerationError, match=rf"The prompt is {n_prompt} tokens"):
+    with pytest.raises(ContextLengthError, match=rf"The prompt is {n_prompt} tokens"):
         tight.generate(PROMPT)
     roomy = LocalGenerator(max_tokens=8, n_ctx=n_prompt + 8)
     assert roomy.generate(PROMPT).usage.output_tokens > 0

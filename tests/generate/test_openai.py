@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from budgetctx import GenerationError, InvalidParameterError
+from budgetctx import ContextLengthError, GenerationError, InvalidParameterError
 from budgetctx.generate import Generator, Message, get_generator, request_key
 from budgetctx.generate._openai import OpenAIGenerator, _retry_after
 from budgetctx.tokenizers import get_tokenizer
@@ -294,6 +294,31 @@ def test_permanent_statuses_are_not_retried(server: ChatServer, status: int) -> 
     assert f"HTTP {status}" in str(info.value)
     assert "1 attempt:" in str(info.value)
     assert "Fix:" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # OpenAI / Azure / vLLM
+        "This model's maximum context length is 128000 tokens. However, your messages "
+        "resulted in 130512 tokens. Please reduce the length of the messages.",
+        # llama.cpp server
+        "the request exceeds the available context size, try increasing it",
+    ],
+)
+def test_an_over_long_prompt_is_a_context_length_error(server: ChatServer, message: str) -> None:
+    server.push(Fault.error(400, message))
+    with pytest.raises(ContextLengthError) as info:
+        make(server).generate(PROMPT)
+    assert len(server.requests) == 1  # not retried
+    assert info.value.status == 400 and "smaller budget" in str(info.value)
+
+
+def test_other_400s_are_not_context_length_errors(server: ChatServer) -> None:
+    server.push(Fault.error(400, "Invalid value for 'temperature'"))
+    with pytest.raises(GenerationError) as info:
+        make(server).generate(PROMPT)
+    assert not isinstance(info.value, ContextLengthError)
 
 
 def test_prompt_echoed_by_the_server_never_reaches_errors_or_logs(

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from budgetctx._errors import GenerationError, InvalidParameterError
+from budgetctx._errors import ContextLengthError, GenerationError, InvalidParameterError
 from budgetctx.eval._store import SweepRow
 
 __all__ = ["FULL", "FULL_UNITIZER", "GenerationConfig", "document_token_counts"]
@@ -222,9 +222,31 @@ class LLMRunner:
         use_query = query if (classify or template.user_with_query) else None
         prompts = [template.render(texts[(r.selector, r.budget)], query=use_query) for r in rows]
         results = self._generate_all(gen, prompts)
-        done = [(r, p, g) for r, p, g in zip(rows, prompts, results, strict=True) if g is not None]
+        # A prompt longer than the model's window is a result, not a failure to retry: the row
+        # is written with the reason and no reply scores (the report counts such rows).
+        too_long = [
+            replace(
+                row,
+                metrics={f"ctx_{m}": row.metrics[m] for m in _CTX_METRICS},
+                reason="prompt longer than the model's context window",
+                generation={
+                    "error": "context_length",
+                    "message": str(g),
+                    "prompt": template.id,
+                    "prompt_tokens": sum(self._tokenizer.count(m.content) for m in prompt),
+                    "max_tokens": max_tokens,
+                },
+            )
+            for row, prompt, g in zip(rows, prompts, results, strict=True)
+            if isinstance(g, ContextLengthError)
+        ]
+        done = [
+            (r, p, g)
+            for r, p, g in zip(rows, prompts, results, strict=True)
+            if g is not None and not isinstance(g, ContextLengthError)
+        ]
         if not done:
-            return []
+            return too_long
         bert = (
             [None] * len(done)
             if classify
@@ -266,7 +288,7 @@ class LLMRunner:
             elif self.config.generator.startswith("local"):
                 generation["cost_usd"] = 0.0
             out.append(replace(row, metrics=metrics, generation=generation))
-        return out
+        return out + too_long
 
     def _generate_all(self, gen: Any, prompts: Sequence[Any]) -> list[Any]:
         try:
@@ -278,6 +300,8 @@ class LLMRunner:
         for p in prompts:
             try:
                 results.append(gen.generate(p))
+            except ContextLengthError as exc:
+                results.append(exc)
             except GenerationError as exc:
                 self.errors.append(str(exc))
                 results.append(None)

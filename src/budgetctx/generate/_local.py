@@ -18,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from budgetctx._errors import GenerationError, InvalidParameterError
+from budgetctx._errors import ContextLengthError, GenerationError, InvalidParameterError
 from budgetctx.generate._base import Generation, Message, Usage, request_key
 
 if TYPE_CHECKING:
@@ -246,7 +246,7 @@ class LocalGenerator:
         return len(tokens)
 
     def _too_long(self, messages: Sequence[Message], n_prompt: int) -> GenerationError:
-        return GenerationError(
+        return ContextLengthError(
             f"The prompt is {n_prompt} tokens and max_tokens={self.max_tokens} "
             f"({n_prompt + self.max_tokens} in all), which "
             f"does not fit n_ctx={self.n_ctx} of {self.name}. Build the context with a smaller "

@@ -27,6 +27,7 @@ import logging
 import math
 import os
 import random
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
@@ -37,7 +38,7 @@ from urllib.parse import urlsplit
 
 import openai
 
-from budgetctx._errors import GenerationError, InvalidParameterError
+from budgetctx._errors import ContextLengthError, GenerationError, InvalidParameterError
 from budgetctx.generate._base import Generation, Message, Usage, request_key
 
 if TYPE_CHECKING:
@@ -306,11 +307,22 @@ class OpenAIGenerator:
                 )
         else:
             fix = _permanent_fix(failure.status)
-        return GenerationError(
+        # OpenAI/Azure ("maximum context length", context_length_exceeded), vLLM, llama.cpp
+        # ("exceeds the available context size") refuse an over-long prompt with a 400.
+        too_long = failure.status == 400 and _CONTEXT_LENGTH.search(failure.reason) is not None
+        error = ContextLengthError if too_long else GenerationError
+        if too_long:
+            fix = "build the context with a smaller budget, or use a model with a longer context."
+        return error(
             f"{what} failed after {tries}: {failure.reason}. Fix: {fix}",
             request=rid,
             status=failure.status,
         )
+
+
+_CONTEXT_LENGTH = re.compile(
+    r"context[ _-]?(?:length|size|window)|maximum context|too many tokens", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)

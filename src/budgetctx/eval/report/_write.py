@@ -272,6 +272,8 @@ def write_report(
 def _llm_note(rows: Sequence[SweepRow], n_full: int, price: Any = None) -> str:
     if not rows:
         return ""
+    too_long = sum(1 for r in rows if (r.generation or {}).get("error") == "context_length")
+    rows = [r for r in rows if not (r.generation or {}).get("error")]
     gens = [r.generation or {} for r in rows]
     models = sorted({str(g.get("model")) for g in gens})
     prompts = sorted({str(g.get("prompt")) for g in gens})
@@ -289,6 +291,12 @@ def _llm_note(rows: Sequence[SweepRow], n_full: int, price: Any = None) -> str:
         f"- Generation: {len(rows)} replies from {', '.join(models)} with prompt "
         f"{', '.join(prompts)} ({cached} served by the response cache{total}); "
         f"{n_full} full-context baseline rows"
+        + (
+            f"; {too_long} prompts were longer than the model's context window and have no "
+            "reply (left out of the means: compare cells by their n)"
+            if too_long
+            else ""
+        )
     )
 
 
