@@ -29,6 +29,25 @@ def _jsonl(tmp_path: Path) -> Path:
     return path
 
 
+def _sweep_args(data: Path, server: ChatServer, out: Path, *extra: str) -> list[str]:
+    """An LLM sweep of ``data`` against the loopback server, without BERTScore."""
+    return [
+        "sweep",
+        "-d",
+        f"jsonl:{data}?document=text&reference=summary&id=id",
+        "--generate",
+        "openai:test-model",
+        "--gen-option",
+        f"base_url={server.url}",
+        "--no-bertscore",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
 @pytest.fixture(autouse=True)
 def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT"):
@@ -39,26 +58,10 @@ def test_llm_sweep_resume_and_report(tmp_path: Path) -> None:
     data = _jsonl(tmp_path)
     run = tmp_path / "run"
     with ChatServer() as server:
-        args = [
-            "sweep",
-            "-d",
-            f"jsonl:{data}?document=text&reference=summary&id=id",
-            "--budgets",
-            "64,128",
-            "--selectors",
-            "lead,mmr",
-            "--generate",
-            "openai:test-model",
-            "--gen-option",
-            f"base_url={server.url}",
-            "--gen-option",
-            "concurrency=2",
-            "--no-bertscore",
-            "--workers",
-            "1",
-            "--out",
-            str(run),
-        ]
+        args = _sweep_args(
+            data, server, run, "--budgets", "64,128", "--selectors", "lead,mmr",
+            "--gen-option", "concurrency=2",
+        )  # fmt: skip
         first = runner.invoke(app, args)
         assert first.exit_code == 0, first.output
         sent = len(server.requests)
@@ -92,28 +95,10 @@ def test_llm_sweep_resume_and_report(tmp_path: Path) -> None:
 def test_failed_requests_exit_1_and_resume(tmp_path: Path) -> None:
     data = _jsonl(tmp_path)
     with ChatServer() as server:
-        args = [
-            "sweep",
-            "-d",
-            f"jsonl:{data}?document=text&reference=summary&id=id",
-            "--budgets",
-            "64",
-            "--selectors",
-            "lead",
-            "--generate",
-            "openai:test-model",
-            "--gen-option",
-            f"base_url={server.url}",
-            "--gen-option",
-            "max_retries=0",
-            "--gen-option",
-            "concurrency=1",
-            "--no-bertscore",
-            "--workers",
-            "1",
-            "--out",
-            str(tmp_path / "run"),
-        ]
+        args = _sweep_args(
+            data, server, tmp_path / "run", "--budgets", "64", "--selectors", "lead",
+            "--gen-option", "max_retries=0", "--gen-option", "concurrency=1",
+        )  # fmt: skip
         # the batch fails on its first request, and that request fails again on its own
         server.push(Fault.error(400, "bad request"), Fault.error(400, "bad request"))
         result = runner.invoke(app, args)
