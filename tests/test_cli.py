@@ -135,6 +135,8 @@ def test_components_lists_registries() -> None:
     result = runner.invoke(app, ["components"])
     assert result.exit_code == 0
     assert "selectors:" in result.stdout and "rcd" in result.stdout
+    assert "generators: local, openai" in result.stdout
+    assert "pubmedqa" in result.stdout and "gpt-4o" in result.stdout
 
 
 def test_console_script_entry_point(note_file: Path) -> None:

@@ -150,19 +150,24 @@ def demo(
 
 @app.command()
 def components() -> None:
-    """List the registered tokenizers, unitizers, representations and selectors."""
+    """List the registered tokenizers, unitizers, representations, selectors, generators,
+    prompt templates and priced models."""
     from budgetctx import (
         list_representations,
         list_selectors,
         list_tokenizers,
         list_unitizers,
     )
+    from budgetctx.generate import list_generators, list_prompts, load_prices
 
     for kind, names in (
         ("tokenizers", list_tokenizers()),
         ("unitizers", list_unitizers()),
         ("representations", list_representations()),
         ("selectors", list_selectors()),
+        ("generators", list_generators()),
+        ("prompts", list_prompts()),
+        ("priced models", sorted(load_prices())),
     ):
         typer.echo(f"{kind}: {', '.join(names)}")
 
