@@ -135,7 +135,8 @@ def test_components_lists_registries() -> None:
     result = runner.invoke(app, ["components"])
     assert result.exit_code == 0
     assert "selectors:" in result.stdout and "rcd" in result.stdout
-    assert "generators: local, openai" in result.stdout
+    generators = next(x for x in result.stdout.splitlines() if x.startswith("generators:"))
+    assert "local" in generators and "openai" in generators  # tests may register more
     assert "pubmedqa" in result.stdout and "gpt-4o" in result.stdout
 
 
