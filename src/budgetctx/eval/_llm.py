@@ -221,7 +221,15 @@ class LLMRunner:
         # A summary prompt takes the task's instruction only when it has a slot for it.
         use_query = query if (classify or template.user_with_query) else None
         prompts = [template.render(texts[(r.selector, r.budget)], query=use_query) for r in rows]
-        results = self._generate_all(gen, prompts)
+        # The full document goes alone: it is the prompt likely to overflow the window, and a
+        # batch it broke would be sent again prompt by prompt.
+        alone = {i for i, r in enumerate(rows) if r.selector == FULL}
+        results: list[Any] = [None] * len(rows)
+        for i in alone:
+            results[i] = self._generate_all(gen, [prompts[i]])[0]
+        rest = [i for i in range(len(rows)) if i not in alone]
+        for i, g in zip(rest, self._generate_all(gen, [prompts[i] for i in rest]), strict=True):
+            results[i] = g
         # A prompt longer than the model's window is a result, not a failure to retry: the row
         # is written with the reason and no reply scores (the report counts such rows).
         too_long = [
@@ -291,10 +299,13 @@ class LLMRunner:
         return out + too_long
 
     def _generate_all(self, gen: Any, prompts: Sequence[Any]) -> list[Any]:
-        try:
-            return list(gen.generate_batch(prompts))
-        except GenerationError:
-            pass
+        if not prompts:
+            return []
+        if len(prompts) > 1:
+            try:
+                return list(gen.generate_batch(prompts))
+            except GenerationError:
+                pass
         # Find which requests fail; the others are kept (and are cached already).
         results: list[Any] = []
         for p in prompts:
