@@ -261,3 +261,47 @@ def test_prompts_longer_than_the_window_are_rows_with_a_reason(tmp_path: Path) -
     assert again.rows_written == 0 and len(FakeGenerator.calls) == before
     files = write_report(tmp_path / "run")
     assert "3 prompts were longer than the model's context window" in files.report.read_text()
+
+
+@pytest.mark.parametrize(
+    ("options", "parameter"),
+    [
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"max_tokens": True}, "max_tokens"),
+        ({"temperature": 2.5}, "temperature"),
+        ({"prompt": "no-such-prompt"}, "prompt"),
+    ],
+)
+def test_generation_config_rejects_bad_values(options: dict[str, Any], parameter: str) -> None:
+    # InvalidParameterError for a bad value, UnknownComponentError (a KeyError) for a name
+    with pytest.raises((InvalidParameterError, KeyError)) as info:
+        GenerationConfig("local", **options)
+    assert getattr(info.value, "parameter", None) == parameter
+
+
+def test_generation_config_to_dict_is_json() -> None:
+    config = GenerationConfig("openai:gpt-4o", options={"concurrency": 4}, max_tokens=99)
+    data = json.loads(json.dumps(config.to_dict()))
+    assert data["generator"] == "openai:gpt-4o" and data["options"] == {"concurrency": 4}
+    assert data["max_tokens"] == 99
+
+
+def test_rows_of_a_priced_model_carry_eq1_cost(tmp_path: Path) -> None:
+    base = _config(_jsonl(tmp_path, n=1))
+    assert base.generation is not None
+    config = SweepConfig(
+        datasets=base.datasets,
+        budgets=base.budgets,
+        selectors=base.selectors,
+        oracle=False,
+        workers=1,
+        generation=GenerationConfig("fake:gpt-4o", bertscore=False),  # replies as "gpt-4o"
+    )
+    run_sweep(config, tmp_path / "run", progress=False)
+    with SweepStore(tmp_path / "run") as store:
+        rows = list(store.rows())
+    for r in rows:
+        assert r.generation is not None and r.generation["price_model"] == "gpt-4o"
+        usage = r.generation["usage"]
+        expected = (2.5 * usage["input_tokens"] + 10.0 * usage["output_tokens"]) / 1e6
+        assert r.generation["cost_usd"] == pytest.approx(expected, abs=1e-8)

@@ -14,13 +14,34 @@ report, unparseable answers counted, never mapped to a class.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from budgetctx._errors import ContextLengthError, GenerationError, InvalidParameterError
+from budgetctx._errors import (
+    BudgetCtxWarning,
+    ContextLengthError,
+    GenerationError,
+    InvalidParameterError,
+    UnknownComponentError,
+)
 from budgetctx.eval._store import SweepRow
+from budgetctx.generate import (
+    CachedGenerator,
+    Message,
+    Price,
+    PromptTemplate,
+    call_cost,
+    get_generator,
+    get_price,
+    get_prompt,
+    load_prices,
+    parse_label,
+    prompt_for_dataset,
+)
+from budgetctx.tokenizers import get_tokenizer
 
 __all__ = ["FULL", "FULL_UNITIZER", "GenerationConfig", "document_token_counts"]
 
@@ -69,7 +90,7 @@ class GenerationConfig:
         mt = self.max_tokens
         if mt is not None and (isinstance(mt, bool) or not isinstance(mt, int) or mt < 1):
             raise InvalidParameterError(
-                f"max_tokens must be a positive integer or None, got {mt!r}; e.g. 256.",
+                f"max_tokens must be a positive integer or None, got {mt!r}; e.g. 200.",
                 parameter="max_tokens",
                 value=mt,
             )
@@ -80,8 +101,6 @@ class GenerationConfig:
                 value=self.temperature,
             )
         if self.prompt is not None:
-            from budgetctx.generate import get_prompt
-
             get_prompt(self.prompt)  # fails early, with the list of templates
 
     def settings(self) -> dict[str, Any]:
@@ -102,40 +121,43 @@ class GenerationConfig:
 
 
 class LLMRunner:
-    """Turns one example's extractive rows into generated rows (parent process only)."""
+    """Turns one example's extractive rows into generated rows (parent process only).
 
-    def __init__(self, config: GenerationConfig, run_dir: str | Path, *, tokenizer: str) -> None:
-        from budgetctx.generate import CachedGenerator, get_generator, load_prices
-        from budgetctx.tokenizers import get_tokenizer
+    ``scorer`` maps ``(candidate, reference)`` to the sweep's text metrics (ROUGE, token F1).
+    """
 
+    def __init__(
+        self,
+        config: GenerationConfig,
+        run_dir: str | Path,
+        *,
+        tokenizer: str,
+        scorer: Callable[[str, str], Mapping[str, float]],
+    ) -> None:
         self.config = config
         self._tokenizer = get_tokenizer(tokenizer)
-        self._options = dict(config.options)
-        self._inner: dict[int, Any] = {}  # max_tokens -> generator
-        self._get_generator = get_generator
+        self._scorer = scorer
         cache = config.cache if config.cache is not None else Path(run_dir) / "responses.sqlite"
         self.cache_path = Path(cache)
-        self._cached_cls = CachedGenerator
-        self._cached: dict[int, Any] = {}
+        self._cached: dict[int, CachedGenerator] = {}  # max_tokens -> generator
         self._prices = load_prices(config.prices)
         self._bertscore: Any = None
-        self._rouge: Any = None
         self.errors: list[str] = []
 
     # -- plumbing -------------------------------------------------------------------------
-    def _generator(self, max_tokens: int) -> Any:
+    def _generator(self, max_tokens: int) -> CachedGenerator:
         gen = self._cached.get(max_tokens)
         if gen is None:
-            inner = self._get_generator(
+            inner = get_generator(
                 self.config.generator,
                 temperature=self.config.temperature,
                 max_tokens=max_tokens,
-                **self._options,
+                **dict(self.config.options),
             )
-            # One cache file shared by every generator of the run.
+            # One cache file shared by every generator of the run; the first one opens it.
             shared = next(iter(self._cached.values()), None)
             cache = shared.cache if shared is not None else self.cache_path
-            gen = self._cached_cls(inner, cache, store_prompts=self.config.store_prompts)
+            gen = CachedGenerator(inner, cache, store_prompts=self.config.store_prompts)
             self._cached[max_tokens] = gen
         return gen
 
@@ -149,34 +171,22 @@ class LLMRunner:
         return sum(int(g.hits) for g in self._cached.values())
 
     def close(self) -> None:
-        seen: set[int] = set()
         for g in self._cached.values():
-            if id(g.cache) not in seen:
-                seen.add(id(g.cache))
-                g.cache.close()
+            g.close()  # closes the cache file only in the generator that opened it
 
-    def _template(self, dataset: str) -> Any:
-        from budgetctx.generate import get_prompt, prompt_for_dataset
+    def _template(self, dataset: str) -> PromptTemplate:
+        return get_prompt(self.config.prompt or prompt_for_dataset(dataset))
 
-        name = self.config.prompt or prompt_for_dataset(dataset)
-        return get_prompt(name)
-
-    def _price(self, model: str) -> Any:
-        from budgetctx.generate import get_price
-
-        if model.startswith("local"):
-            return None  # priced at 0 below; the report re-prices with a named model
+    def _price(self, model: str) -> Price | None:
+        """The price table's entry (``local:...`` models cost what ``local`` says), or None
+        for a model it does not know: such rows carry no cost, the report can re-price."""
         try:
             return get_price(model, prices=self._prices)
-        except (KeyError, ValueError):
+        except UnknownComponentError:
             return None
 
-    def _score_text(self, text: str, reference: str) -> dict[str, float]:
-        if self._rouge is None:
-            from budgetctx.eval._sweep import _Scorer
-
-            self._rouge = _Scorer(True)
-        return dict(self._rouge(text, reference))
+    def _prompt_tokens(self, prompt: Sequence[Message]) -> int:
+        return sum(self._tokenizer.count(m.content) for m in prompt)
 
     def _bertscore_f(self, texts: Sequence[str], refs: Sequence[str]) -> list[float | None]:
         if not self.config.bertscore:
@@ -186,8 +196,14 @@ class LLMRunner:
                 from budgetctx.eval.metrics import BERTScore
 
                 self._bertscore = BERTScore()
-            except Exception as exc:  # optional extra missing: the rows say so
-                self.errors.append(f"BERTScore unavailable ({type(exc).__name__}: {exc})")
+            except Exception as exc:  # optional extra missing: rows go without BERTScore
+                warnings.warn(
+                    f"BERTScore unavailable ({type(exc).__name__}: {exc}); generated rows are "
+                    "written without bertscore_f. Install 'budgetctx[bertscore]' or pass "
+                    "--no-bertscore.",
+                    BudgetCtxWarning,
+                    stacklevel=2,
+                )
                 self._bertscore = False
         if self._bertscore is False:
             return [None] * len(texts)
@@ -241,7 +257,7 @@ class LLMRunner:
                     "error": "context_length",
                     "message": str(g),
                     "prompt": template.id,
-                    "prompt_tokens": sum(self._tokenizer.count(m.content) for m in prompt),
+                    "prompt_tokens": self._prompt_tokens(prompt),
                     "max_tokens": max_tokens,
                 },
             )
@@ -268,33 +284,27 @@ class LLMRunner:
                 "model": g.model,
                 "prompt": template.id,
                 "usage": g.usage.to_dict(),
-                "prompt_tokens": sum(self._tokenizer.count(m.content) for m in prompt),
+                "prompt_tokens": self._prompt_tokens(prompt),
                 "latency_ms": round(float(g.latency_ms), 2),
                 "cached": bool(g.cached),
                 "finish_reason": g.finish_reason,
                 "max_tokens": max_tokens,
             }
             if classify:
-                from budgetctx.generate import parse_label
-
                 parsed = parse_label(g.text, template.labels or ("yes", "no", "maybe"))
                 generation["label"] = parsed
                 generation["gold"] = label
                 metrics["correct"] = 1.0 if parsed == label else 0.0
                 metrics["parsed"] = 0.0 if parsed is None else 1.0
             else:
-                metrics.update(self._score_text(g.text, reference))
+                metrics.update(self._scorer(g.text, reference))
                 if bs is not None:
                     metrics["bertscore_f"] = bs
             price = self._price(g.model)
             if price is not None:
-                from budgetctx.generate import call_cost
-
                 cost = call_cost(price, g.usage.input_tokens, g.usage.output_tokens)
                 generation["cost_usd"] = round(cost, 8)
                 generation["price_model"] = price.model
-            elif self.config.generator.startswith("local"):
-                generation["cost_usd"] = 0.0
             out.append(replace(row, metrics=metrics, generation=generation))
         return out + too_long
 

@@ -372,7 +372,12 @@ def run_sweep(
         store.check_settings(config.settings())
         tasks, skipped = _tasks(config, store.done_keys())
         if config.generation is not None:
-            runner = LLMRunner(config.generation, out, tokenizer=config.tokenizer)
+            runner = LLMRunner(
+                config.generation,
+                out,
+                tokenizer=config.tokenizer,
+                scorer=_Scorer(config.rouge_stemmer),
+            )
         written = 0
         with _Progress(len(tasks), progress) as bar:
             for task, (rows, texts) in _execute(tasks, config):

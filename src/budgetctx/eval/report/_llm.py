@@ -9,6 +9,7 @@ from typing import Any
 
 from budgetctx.eval._llm import FULL
 from budgetctx.eval._store import SweepRow
+from budgetctx.eval.metrics import classification_report
 from budgetctx.eval.report._style import (
     metric_name,
     selector_name,
@@ -17,6 +18,7 @@ from budgetctx.eval.report._style import (
     unitizer_sort_key,
 )
 from budgetctx.eval.report._tables import Table
+from budgetctx.generate import Price, call_cost
 
 __all__ = ["classification_table", "full_context_table", "generated_rows", "row_cost"]
 
@@ -26,7 +28,7 @@ def generated_rows(rows: Iterable[SweepRow]) -> list[SweepRow]:
     return [r for r in rows if r.generation is not None]
 
 
-def row_cost(row: SweepRow, price: Any | None = None) -> float | None:
+def row_cost(row: SweepRow, price: Price | None = None) -> float | None:
     """The row's cost in USD (Eq. 1): as recorded, or re-priced with ``price`` from the
     prompt's tokens in the sweep's tokenizer and the reply's tokens as the model counted
     them (the estimate for running the same sweep on another model)."""
@@ -34,8 +36,6 @@ def row_cost(row: SweepRow, price: Any | None = None) -> float | None:
     if price is None:
         value = gen.get("cost_usd")
         return None if value is None else float(value)
-    from budgetctx.generate import call_cost
-
     usage = gen.get("usage") or {}
     prompt_tokens = gen.get("prompt_tokens", usage.get("input_tokens", 0))
     return float(call_cost(price, int(prompt_tokens), int(usage.get("output_tokens", 0))))
@@ -71,7 +71,7 @@ def full_context_table(
     rows: Iterable[SweepRow],
     *,
     metric: str = "rouge1",
-    price: Any | None = None,
+    price: Price | None = None,
     decimals: int = 3,
 ) -> Table:
     """Per dataset: the full context, then every (budget, unitizer, selector) with its mean
@@ -162,8 +162,6 @@ def classification_table(
 ) -> Table:
     """Macro-F1 and accuracy per (dataset, budget, unitizer, selector), the full context
     first, with the number of unparseable answers (counted as wrong, never mapped)."""
-    from budgetctx.eval.metrics import classification_report
-
     kept = [r for r in generated_rows(rows) if "correct" in r.metrics]
     groups = _group(kept)
     out: list[tuple[Any, ...]] = []

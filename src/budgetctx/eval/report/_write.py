@@ -46,6 +46,7 @@ from budgetctx.eval.report._tables import (
     unitization_table,
     write_cells_csv,
 )
+from budgetctx.generate import Price, get_price, load_prices
 
 __all__ = ["ReportFiles", "write_report"]
 
@@ -163,11 +164,7 @@ def write_report(
         has_label = any("correct" in r.metrics for r in all_rows)
         metric = "correct" if has_label and not has_rouge else "rouge1"
     check_metric(all_rows, metric)
-    price = None
-    if price_model is not None:
-        from budgetctx.generate import get_price, load_prices
-
-        price = get_price(price_model, prices=load_prices(prices))
+    price = get_price(price_model, prices=load_prices(prices)) if price_model is not None else None
     # The full-context baseline has no budget: it has its own table, not a column.
     rows = [r for r in all_rows if r.selector != FULL] or all_rows
     out.mkdir(parents=True, exist_ok=True)
@@ -269,7 +266,7 @@ def write_report(
     return ReportFiles(report, cells_path, tuple(md_paths), tuple(csv_paths), tuple(figures))
 
 
-def _llm_note(rows: Sequence[SweepRow], n_full: int, price: Any = None) -> str:
+def _llm_note(rows: Sequence[SweepRow], n_full: int, price: Price | None = None) -> str:
     if not rows:
         return ""
     too_long = sum(1 for r in rows if (r.generation or {}).get("error") == "context_length")
