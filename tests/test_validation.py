@@ -28,7 +28,11 @@ from budgetctx._validation import (
 @pytest.mark.parametrize(
     ("rule", "good", "bad"),
     [
-        (Interval(float, 0, 1), [0, 0.5, 1, 1.0], [-0.1, 1.01, math.nan, math.inf, "0.5", True, None]),
+        (
+            Interval(float, 0, 1),
+            [0, 0.5, 1, 1.0],
+            [-0.1, 1.01, math.nan, math.inf, "0.5", True, None],
+        ),
         (Interval(float, 0, 1, closed="neither"), [0.5], [0, 1]),
         (Interval(float, 0, None, closed="neither"), [1e-9, 1e9], [0, -1, math.inf]),
         (Interval(int, 1, None), [1, 50], [0, 1.5, "50", True, 2.0]),
