@@ -111,3 +111,17 @@ def test_validate_fields_on_a_frozen_dataclass() -> None:
         _Component(weight=float("inf"))
     with pytest.raises(InvalidParameterError, match="'flag' parameter of _Component"):
         _Component(flag="yes")  # type: ignore[arg-type]
+
+
+def test_predicate_convert_normalises_an_accepted_value() -> None:
+    pair = Predicate(lambda v: len(v) == 2, "a pair", convert=tuple)
+    assert check("X", "ngram_range", [1, 2], pair) == (1, 2)
+    assert check("X", "other", [1, 2], Predicate(lambda v: len(v) == 2, "a pair")) == [1, 2]
+    with pytest.raises(InvalidParameterError, match="must be a pair"):
+        check("X", "ngram_range", [1], pair)
+
+
+def test_frozen_rules_satisfy_the_constraint_protocol() -> None:
+    # frozen dataclass fields are read-only: the protocol's fix must be read-only too (mypy)
+    rules: list[Constraint] = [Interval(float), OneOf(("a",)), Boolean(), NoneOr(Boolean())]
+    assert [r.fix for r in rules] == ["", "", "", ""]

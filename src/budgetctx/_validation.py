@@ -54,7 +54,9 @@ def short_repr(value: Any) -> str:
 class Constraint(Protocol):
     """A rule for one parameter: ``describe()`` completes "must be ..."."""
 
-    fix: str
+    # Read-only, so that frozen dataclasses satisfy the protocol.
+    @property
+    def fix(self) -> str: ...
 
     def accepts(self, value: Any) -> bool: ...
 
@@ -228,11 +230,15 @@ class FloatMapping:
 
 @dataclass(frozen=True)
 class Predicate:
-    """Any rule a function can state: ``test(value)`` true, described by ``label``."""
+    """Any rule a function can state: ``test(value)`` true, described by ``label``.
+
+    ``convert`` (optional) normalises an accepted value, e.g. a list pair to a tuple.
+    """
 
     test: Callable[[Any], bool]
     label: str
     fix: str = ""
+    convert: Callable[[Any], Any] | None = None
 
     def accepts(self, value: Any) -> bool:
         try:
@@ -244,7 +250,7 @@ class Predicate:
         return self.label
 
     def coerce(self, value: Any) -> Any:
-        return value
+        return value if self.convert is None else self.convert(value)
 
 
 def _hint(constraint: Constraint) -> str:
