@@ -2,7 +2,9 @@
 
 A registry maps a name to a factory. Factories are called with keyword options, so
 ``get_selector("mmr", lambda_=0.5)`` builds a fresh configured instance. Unknown names raise
-:class:`UnknownComponentError`, which lists the valid names.
+:class:`UnknownComponentError`, which lists the valid names; anything that is neither a name nor
+an instance of the registry's protocol (``None``, a number, a tokenizer given as a selector)
+raises :class:`InvalidParameterError` naming the parameter (``selector``, ``tokenizer``, ...).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from budgetctx._errors import InvalidParameterError, UnknownComponentError
+from budgetctx._validation import InstanceOf, Predicate, check
 
 T = TypeVar("T")
 
@@ -45,7 +48,16 @@ def _required_options(factory: Callable[..., Any]) -> frozenset[str]:
 
 
 class Registry(Generic[T]):
-    """A small, explicit name -> factory mapping for one kind of component."""
+    """A small, explicit name -> factory mapping for one kind of component.
+
+    ``base`` is the (runtime-checkable) protocol an instance must satisfy to be accepted in
+    place of a name.
+
+    >>> reg = Registry("widget")
+    >>> reg.register("plain", dict)
+    >>> reg.create("PLAIN", a=1)
+    {'a': 1}
+    """
 
     def __init__(self, kind: str, base: type[Any] | None = None) -> None:
         self.kind = kind
@@ -53,9 +65,27 @@ class Registry(Generic[T]):
         self._factories: dict[str, Callable[..., T]] = {}
         self._aliases: dict[str, str] = {}
 
+    def _owner(self) -> str:
+        return f"get_{self.kind}"
+
+    def _check_name(self, name: object) -> str:
+        listing = ", ".join(repr(n) for n in self.names()) or "none registered yet"
+        rule = InstanceOf(str, f"a {self.kind} name (a str)", fix=f"pass one of {listing}.")
+        return str(check(self._owner(), self.kind, name, rule))
+
     def register(
         self, name: str, factory: Callable[..., T], *, aliases: tuple[str, ...] = ()
     ) -> None:
+        owner = f"register_{self.kind}"
+        nonempty = Predicate(
+            lambda v: isinstance(v, str) and v.strip() != "",
+            "a non-empty str",
+            fix=f"name the {self.kind}, e.g. 'my_{self.kind}'.",
+        )
+        check(owner, "name", name, nonempty)
+        check(owner, "factory", factory, Predicate(callable, "callable", fix="pass a class."))
+        for alias in aliases:
+            check(owner, "aliases", alias, nonempty)
         key = name.lower()
         if key in self._factories or key in self._aliases:
             raise InvalidParameterError(
@@ -71,7 +101,7 @@ class Registry(Generic[T]):
         return sorted(self._factories)
 
     def canonical(self, name: str, /) -> str:
-        key = name.lower()
+        key = self._check_name(name).lower()
         key = self._aliases.get(key, key)
         if key not in self._factories:
             raise UnknownComponentError(self.kind, name, self.names())
@@ -102,6 +132,19 @@ class Registry(Generic[T]):
         """Accept a name or an instance; names are built with ``options``."""
         if isinstance(spec, str):
             return self.create(spec, **options)
+        if self._base is not None and not isinstance(spec, self._base):
+            base = self._base.__name__
+            listing = ", ".join(repr(n) for n in self.names())
+            check(
+                self._owner(),
+                self.kind,
+                spec,
+                InstanceOf(
+                    (str, self._base),
+                    f"a {self.kind} name (a str) or a {base} instance",
+                    fix=f"pass one of {listing}, or an object implementing the {base} protocol.",
+                ),
+            )
         if options:
             raise InvalidParameterError(
                 f"Options {sorted(options)} were given with a {self.kind} instance; "

@@ -46,7 +46,7 @@ class Representation(Protocol):
     def encode(self, texts: Sequence[str], *, query: str | None = None) -> Encoded: ...
 
 
-_REGISTRY: Registry[Representation] = Registry("representation")
+_REGISTRY: Registry[Representation] = Registry("representation", Representation)
 
 
 def register_representation(

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from budgetctx._errors import InvalidParameterError
 from budgetctx._registry import Registry
+from budgetctx._validation import InstanceOf, check
 from budgetctx.representations import UnitFeatures
 
 __all__ = [
@@ -131,7 +132,7 @@ class Selector(Protocol):
     def select(self, problem: SelectionProblem) -> Selection: ...
 
 
-_REGISTRY: Registry[Selector] = Registry("selector")
+_REGISTRY: Registry[Selector] = Registry("selector", Selector)
 
 
 def register_selector(
@@ -165,6 +166,12 @@ def parse_selector_spec(spec: str) -> tuple[str, dict[str, Any]]:
     >>> parse_selector_spec("mmr:lambda_=0.5")
     ('mmr', {'lambda_': 0.5})
     """
+    check(
+        "parse_selector_spec",
+        "spec",
+        spec,
+        InstanceOf(str, "a str", fix="write name:key=value,key=value, e.g. 'rcd:alpha=0.5'."),
+    )
     name, _, rest = spec.partition(":")
     options: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):

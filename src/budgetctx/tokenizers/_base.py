@@ -29,7 +29,7 @@ class Tokenizer(Protocol):
     def truncate(self, text: str, max_tokens: int) -> str: ...
 
 
-_REGISTRY: Registry[Tokenizer] = Registry("tokenizer")
+_REGISTRY: Registry[Tokenizer] = Registry("tokenizer", Tokenizer)
 
 
 def register_tokenizer(

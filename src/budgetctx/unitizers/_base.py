@@ -112,7 +112,7 @@ def units_from_groups(
     return tuple(units)
 
 
-_REGISTRY: Registry[Unitizer] = Registry("unitizer")
+_REGISTRY: Registry[Unitizer] = Registry("unitizer", Unitizer)
 
 
 def register_unitizer(
