@@ -17,6 +17,7 @@ from budgetctx.selectors import (
     SlidingSelector,
     get_selector,
     list_selectors,
+    parse_selector_spec,
 )
 from tests.selectors._problems import make_problem
 
@@ -146,6 +147,23 @@ def test_nothing_fits(name: str) -> None:
         ("rcd", {"eta": 0.0}, "eta"),
         ("hierarchical", {"anchor_share": 0.0}, "anchor_share"),
         ("graphcluster", {"threshold": 2.0}, "threshold"),
+        # F13: wrong types and non-finite values fail at construction, not inside select
+        ("mmr", {"lambda_": "0.5"}, "lambda_"),
+        ("mmr", {"lambda_": True}, "lambda_"),
+        ("rcd", {"alpha": "x"}, "alpha"),
+        ("rcd", {"alpha": float("inf")}, "alpha"),
+        ("rcd", {"beta": float("nan")}, "beta"),
+        ("rcd", {"gamma": None}, "gamma"),
+        ("rcd", {"eta": float("inf")}, "eta"),
+        ("rcd", {"best_singleton": "yes"}, "best_singleton"),
+        ("facility", {"best_singleton": 1}, "best_singleton"),
+        ("shuffled", {"seed": -1}, "seed"),
+        ("shuffled", {"seed": "abc"}, "seed"),
+        ("shuffled", {"seed": 1.5}, "seed"),
+        ("shuffled", {"fill": "yes"}, "fill"),
+        ("lead", {"fill": None}, "fill"),
+        ("hierarchical", {"anchor_share": "half"}, "anchor_share"),
+        ("graphcluster", {"threshold": float("nan")}, "threshold"),
     ],
 )
 def test_bad_parameters_name_the_parameter(
@@ -155,6 +173,21 @@ def test_bad_parameters_name_the_parameter(
         get_selector(name, **options)
     assert info.value.parameter == parameter
     assert parameter in str(info.value)
+
+
+@pytest.mark.parametrize("spec", ["rcd:alpha=inf", "rcd:eta=nan", "shuffled:seed=abc"])
+def test_a_bad_spec_fails_when_its_selector_is_built(spec: str) -> None:
+    # a sweep's up-front check builds every selector spec, so this is where a bad one must fail
+    name, options = parse_selector_spec(spec)
+    with pytest.raises(InvalidParameterError, match="must be"):
+        get_selector(name, **options)
+
+
+def test_validated_numbers_are_stored_as_floats() -> None:
+    assert RCDSelector(alpha=1, beta=0).params()["alpha"] == 1.0
+    assert isinstance(RCDSelector(alpha=1).alpha, float)
+    assert isinstance(MMRSelector(lambda_=np.float64(0.5)).lambda_, float)
+    assert ShuffledSelector(seed=np.int64(3)).params() == {"seed": 3, "fill": False}
 
 
 def test_unknown_selector_lists_valid_names() -> None:

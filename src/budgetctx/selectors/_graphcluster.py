@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.sparse.csgraph import connected_components
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Constraint, Interval, validate_fields
 from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
 
 __all__ = ["GraphClusterSelector"]
@@ -27,13 +28,14 @@ class GraphClusterSelector:
 
     threshold: float = 0.2
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "threshold": Interval(
+            float, 0, 1, closed="right", fix="it is the cosine that links two units; try 0.2."
+        ),
+    }
+
     def __post_init__(self) -> None:
-        if not 0.0 < self.threshold <= 1.0:
-            raise InvalidParameterError(
-                f"threshold must be in (0, 1], got {self.threshold!r}; try 0.2.",
-                parameter="threshold",
-                value=self.threshold,
-            )
+        validate_fields(self)
 
     @property
     def name(self) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Constraint, Interval, validate_fields
 from budgetctx.selectors._base import Selection, SelectionProblem
 
 __all__ = ["HierarchicalSelector"]
@@ -26,14 +27,19 @@ class HierarchicalSelector:
 
     anchor_share: float = 0.5
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "anchor_share": Interval(
+            float,
+            0,
+            1,
+            closed="right",
+            fix="it is the share of the budget spent on anchors before context is added "
+            "around them; try 0.5.",
+        ),
+    }
+
     def __post_init__(self) -> None:
-        if not 0.0 < self.anchor_share <= 1.0:
-            raise InvalidParameterError(
-                f"anchor_share must be in (0, 1], got {self.anchor_share!r}; it is the share of "
-                "the budget spent on anchors before context is added around them.",
-                parameter="anchor_share",
-                value=self.anchor_share,
-            )
+        validate_fields(self)
 
     @property
     def name(self) -> str:

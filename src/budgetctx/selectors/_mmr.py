@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Constraint, Interval, validate_fields
 from budgetctx.selectors._base import Selection, SelectionProblem
 
 __all__ = ["MMRSelector"]
@@ -25,14 +26,12 @@ class MMRSelector:
 
     lambda_: float = 0.7
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "lambda_": Interval(float, 0, 1, fix="1 is pure relevance, 0 pure novelty; try 0.7."),
+    }
+
     def __post_init__(self) -> None:
-        if not 0.0 <= self.lambda_ <= 1.0:
-            raise InvalidParameterError(
-                f"lambda_ must be in [0, 1], got {self.lambda_!r}; 1 is pure relevance, "
-                "0 pure novelty.",
-                parameter="lambda_",
-                value=self.lambda_,
-            )
+        validate_fields(self)
 
     @property
     def name(self) -> str:

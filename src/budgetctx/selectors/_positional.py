@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from budgetctx._validation import Boolean, Constraint, Interval, validate_fields
 from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
 
 __all__ = ["LeadSelector", "ShuffledSelector", "SlidingSelector"]
@@ -43,6 +45,13 @@ class LeadSelector:
 
     fill: bool = False
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "fill": Boolean(fix="True keeps filling the budget past a unit that does not fit."),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
+
     @property
     def name(self) -> str:
         return "lead"
@@ -64,6 +73,15 @@ class ShuffledSelector:
 
     seed: int = 0
     fill: bool = False
+
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        # numpy's default_rng takes any non-negative integer, and only that
+        "seed": Interval(int, 0, None, fix="pass a non-negative integer such as 0."),
+        "fill": Boolean(fix="True keeps filling the budget past a unit that does not fit."),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
 
     @property
     def name(self) -> str:

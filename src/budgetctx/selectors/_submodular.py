@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Boolean, Constraint, Interval, validate_fields
 from budgetctx.objectives import FacilityLocation, Objective, RCDObjective
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._greedy import lazy_greedy
 
 __all__ = ["FacilitySelector", "RCDSelector"]
+
+_BEST_SINGLETON = Boolean(
+    fix="True keeps the best single unit when it beats the greedy set (the approximation bound)."
+)
+_WEIGHT = Interval(
+    float,
+    0,
+    None,
+    fix="use a finite weight >= 0 such as 0.25; a negative weight breaks monotone submodularity.",
+)
 
 
 @dataclass(frozen=True)
@@ -22,6 +33,11 @@ class FacilitySelector:
     """
 
     best_singleton: bool = True
+
+    _constraints: ClassVar[Mapping[str, Constraint]] = {"best_singleton": _BEST_SINGLETON}
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
 
     @property
     def name(self) -> str:
@@ -62,23 +78,23 @@ class RCDSelector:
     eta: float = 1.0
     best_singleton: bool = True
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "alpha": _WEIGHT,
+        "beta": _WEIGHT,
+        "gamma": _WEIGHT,
+        "eta": Interval(
+            float,
+            0,
+            None,
+            closed="neither",
+            fix="use a finite eta > 0 such as 1; it scales the kernel in log det(I + eta K).",
+        ),
+        "best_singleton": _BEST_SINGLETON,
+    }
+
     def __post_init__(self) -> None:
         # Validate eagerly so that a bad weight fails at construction, not mid-sweep.
-        for name in ("alpha", "beta", "gamma"):
-            w = getattr(self, name)
-            if not w >= 0:
-                raise InvalidParameterError(
-                    f"{name} must be >= 0, got {w!r}; negative weights break monotone "
-                    "submodularity.",
-                    parameter=name,
-                    value=w,
-                )
-        if not self.eta > 0:
-            raise InvalidParameterError(
-                f"eta must be > 0, got {self.eta!r}; it scales the kernel in log det(I + eta K).",
-                parameter="eta",
-                value=self.eta,
-            )
+        validate_fields(self)
 
     @property
     def name(self) -> str:
