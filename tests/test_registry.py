@@ -41,7 +41,7 @@ def test_names_aliases_and_instances() -> None:
     assert reg.resolve(inst) is inst
 
 
-@pytest.mark.parametrize("spec", [None, 3, 2.5, b"plain", ["plain"], object()])
+@pytest.mark.parametrize("spec", [None, 3, 2.5, b"plain", ["plain"], object(), _Plain])
 def test_anything_else_is_an_invalid_parameter_naming_kind_value_and_names(spec: Any) -> None:
     with pytest.raises(InvalidParameterError) as info:
         _registry().resolve(spec)

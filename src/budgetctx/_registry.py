@@ -132,17 +132,19 @@ class Registry(Generic[T]):
         """Accept a name or an instance; names are built with ``options``."""
         if isinstance(spec, str):
             return self.create(spec, **options)
-        if self._base is not None and not isinstance(spec, self._base):
-            base = self._base.__name__
+        if self._base is not None:
+            base = self._base
             listing = ", ".join(repr(n) for n in self.names())
             check(
                 self._owner(),
                 self.kind,
                 spec,
-                InstanceOf(
-                    (str, self._base),
-                    f"a {self.kind} name (a str) or a {base} instance",
-                    fix=f"pass one of {listing}, or an object implementing the {base} protocol.",
+                Predicate(
+                    # A class has the protocol's attributes too: refuse it, ask for an instance.
+                    lambda v: isinstance(v, base) and not isinstance(v, type),
+                    f"a {self.kind} name (a str) or a {base.__name__} instance",
+                    fix=f"pass one of {listing}, or an instance of a class implementing the "
+                    f"{base.__name__} protocol.",
                 ),
             )
         if options:
