@@ -135,6 +135,12 @@ def test_empty_document_has_no_units() -> None:
         ({"decay": float("inf")}, "decay"),
         ({"max_segments": 0}, "max_segments"),
         ({"max_words": 0}, "max_words"),
+        # F13: wrong types fail at construction with the same error
+        ({"threshold": "0.1"}, "threshold"),
+        ({"decay": None}, "decay"),
+        ({"max_segments": 2.5}, "max_segments"),
+        ({"max_segments": "8"}, "max_segments"),
+        ({"max_words": 1.5}, "max_words"),
     ],
 )
 def test_parameter_validation_names_the_parameter(

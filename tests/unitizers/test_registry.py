@@ -87,9 +87,21 @@ def test_bad_option_value_names_the_parameter() -> None:
 
 
 @pytest.mark.parametrize("name", ["sentence", "section"])
-def test_sentence_unitizers_validate_max_words(name: str) -> None:
-    with pytest.raises(budgetctx.InvalidParameterError, match="max_words"):
-        get_unitizer(name, max_words=0)
+@pytest.mark.parametrize("max_words", [0, 1.5, "150", True])
+def test_sentence_unitizers_validate_max_words(name: str, max_words: object) -> None:
+    with pytest.raises(budgetctx.InvalidParameterError, match="max_words") as info:
+        get_unitizer(name, max_words=max_words)
+    assert str(info.value).startswith("The 'max_words' parameter of S")
+    assert str(info.value).endswith("or None to never cut.")
+
+
+@pytest.mark.parametrize("spec", [None, 50, SentenceUnitizer])
+def test_a_spec_that_is_neither_name_nor_unitizer_is_refused(spec: object) -> None:
+    with pytest.raises(budgetctx.InvalidParameterError) as info:
+        get_unitizer(spec)  # type: ignore[arg-type]
+    assert info.value.parameter == "unitizer"
+    for name in BUILT_IN:
+        assert repr(name) in str(info.value)
 
 
 def test_an_instance_passes_through() -> None:

@@ -115,6 +115,15 @@ def test_long_sentence_larger_than_a_window_is_still_one_segment() -> None:
         ({"max_scale": 0.5}, "max_scale"),
         ({"max_words": 0}, "max_words"),
         ({"max_words": -1}, "max_words"),
+        # F13: wrong types fail at construction with the same error
+        ({"base_words": "50"}, "base_words"),
+        ({"base_words": 1.5}, "base_words"),
+        ({"base_words": True}, "base_words"),
+        ({"overlap": "0.5"}, "overlap"),
+        ({"min_scale": None}, "min_scale"),
+        ({"max_scale": float("inf")}, "max_scale"),
+        ({"max_words": 1.5}, "max_words"),
+        ({"max_words": "150"}, "max_words"),
     ],
 )
 def test_parameter_validation_names_the_parameter(
@@ -123,9 +132,8 @@ def test_parameter_validation_names_the_parameter(
     with pytest.raises(budgetctx.InvalidParameterError, match=parameter) as info:
         WindowUnitizer(**options)  # type: ignore[arg-type]
     assert isinstance(info.value, ValueError)
-    # the two scales are checked together and reported under "min_scale"
-    expected = "min_scale" if parameter == "max_scale" else parameter
-    assert info.value.parameter == expected
+    # min_scale <= 1 <= max_scale is checked per parameter, so each names itself
+    assert info.value.parameter == parameter
 
 
 def test_params_round_trip() -> None:

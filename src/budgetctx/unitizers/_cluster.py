@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Constraint, Interval, NoneOr, validate_fields
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import segment_text
-from budgetctx.unitizers._sentence import _check_max_words, section_labels
+from budgetctx.unitizers._sentence import MAX_WORDS, section_labels
 
 __all__ = ["ClusterUnitizer"]
 
@@ -40,26 +41,25 @@ class ClusterUnitizer:
     max_segments: int | None = 8
     max_words: int | None = 150
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "threshold": Interval(
+            float,
+            0,
+            1,
+            closed="right",
+            fix="it is the weighted cosine that links two sentences; try 0.06.",
+        ),
+        "decay": Interval(
+            float, 0, None, closed="neither", fix="it is a distance in sentences; try 4."
+        ),
+        "max_segments": NoneOr(
+            Interval(int, 1), fix="pass a whole number of sentences such as 8, or None for no cap."
+        ),
+        "max_words": MAX_WORDS,
+    }
+
     def __post_init__(self) -> None:
-        if not 0.0 < self.threshold <= 1.0:
-            raise InvalidParameterError(
-                f"threshold must be in (0, 1], got {self.threshold!r}; try 0.06.",
-                parameter="threshold",
-                value=self.threshold,
-            )
-        if not (self.decay > 0 and math.isfinite(self.decay)):
-            raise InvalidParameterError(
-                f"decay must be a finite number > 0 (in sentences), got {self.decay!r}; try 4.",
-                parameter="decay",
-                value=self.decay,
-            )
-        if self.max_segments is not None and self.max_segments < 1:
-            raise InvalidParameterError(
-                f"max_segments must be >= 1 or None, got {self.max_segments!r}.",
-                parameter="max_segments",
-                value=self.max_segments,
-            )
-        _check_max_words(self.max_words)
+        validate_fields(self)
 
     @property
     def name(self) -> str:

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Constraint, Interval, NoneOr, validate_fields
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import Segment, segment_text
 
-__all__ = ["SectionUnitizer", "SentenceUnitizer", "section_labels"]
+__all__ = ["MAX_WORDS", "SectionUnitizer", "SentenceUnitizer", "section_labels"]
 
 
-def _check_max_words(max_words: int | None) -> None:
-    if max_words is not None and max_words < 1:
-        raise InvalidParameterError(
-            f"max_words must be a positive integer or None, got {max_words!r}; "
-            "use None to never cut long sentences.",
-            parameter="max_words",
-            value=max_words,
-        )
+#: The rule every unitizer shares: sentences longer than this are cut at word boundaries.
+MAX_WORDS: Constraint = NoneOr(
+    Interval(int, 1), fix="pass a whole number of words such as 150, or None to never cut."
+)
 
 
 @dataclass(frozen=True)
@@ -32,8 +29,10 @@ class SentenceUnitizer:
 
     max_words: int | None = 150
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {"max_words": MAX_WORDS}
+
     def __post_init__(self) -> None:
-        _check_max_words(self.max_words)
+        validate_fields(self)
 
     @property
     def name(self) -> str:
@@ -74,8 +73,10 @@ class SectionUnitizer:
 
     max_words: int | None = 150
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {"max_words": MAX_WORDS}
+
     def __post_init__(self) -> None:
-        _check_max_words(self.max_words)
+        validate_fields(self)
 
     @property
     def name(self) -> str:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Constraint, Interval, validate_fields
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import segment_text
-from budgetctx.unitizers._sentence import _check_max_words, section_labels
+from budgetctx.unitizers._sentence import MAX_WORDS, section_labels
 
 __all__ = ["WindowUnitizer"]
 
@@ -130,28 +131,27 @@ class WindowUnitizer:
     max_scale: float = 2.0
     max_words: int | None = 150
 
+    # min_scale <= 1 <= max_scale is the joint rule, split into one rule per parameter.
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "base_words": Interval(int, 1, fix="pass a whole number of words; the paper uses 50."),
+        "overlap": Interval(
+            float,
+            0,
+            1,
+            closed="left",
+            fix="0.5 starts each window half-way through the previous one, 0 never overlaps.",
+        ),
+        "min_scale": Interval(
+            float, 0, 1, closed="right", fix="dense text shrinks windows to this share; try 0.5."
+        ),
+        "max_scale": Interval(
+            float, 1, None, fix="thin text stretches windows up to this factor; try 2."
+        ),
+        "max_words": MAX_WORDS,
+    }
+
     def __post_init__(self) -> None:
-        if not self.base_words >= 1:  # also rejects NaN
-            raise InvalidParameterError(
-                f"base_words must be >= 1, got {self.base_words!r}; the paper uses 50.",
-                parameter="base_words",
-                value=self.base_words,
-            )
-        if not 0.0 <= self.overlap < 1.0:
-            raise InvalidParameterError(
-                f"overlap must be in [0, 1), got {self.overlap!r}; 0.5 starts each window "
-                "half-way through the previous one.",
-                parameter="overlap",
-                value=self.overlap,
-            )
-        if not 0 < self.min_scale <= 1.0 <= self.max_scale:
-            raise InvalidParameterError(
-                f"need 0 < min_scale <= 1 <= max_scale, got {self.min_scale!r}, "
-                f"{self.max_scale!r}.",
-                parameter="min_scale",
-                value=(self.min_scale, self.max_scale),
-            )
-        _check_max_words(self.max_words)
+        validate_fields(self)
 
     @property
     def name(self) -> str:
