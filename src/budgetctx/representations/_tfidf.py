@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
+from budgetctx._validation import (
+    Boolean,
+    Constraint,
+    InstanceOf,
+    NoneOr,
+    OneOf,
+    Predicate,
+    validate_fields,
+)
 from budgetctx.representations._base import Encoded
 
 __all__ = ["TfidfRepresentation"]
@@ -18,6 +27,14 @@ __all__ = ["TfidfRepresentation"]
 # Keeps clinical tokens whole: "b.i.d", "4.1", "120/80", "x-ray", "IL-6".
 _TOKEN_PATTERN = r"(?u)\b\w+(?:[./\-']\w+)*\b"
 _LOCAL = threading.local()
+
+
+def _is_ngram_range(value: Any) -> bool:
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        return False
+    lo, hi = value
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi))
+    return ints and 1 <= lo <= hi
 
 
 @dataclass
@@ -36,6 +53,28 @@ class TfidfRepresentation:
     sublinear_tf: bool = True
     ngram_range: tuple[int, int] = (1, 1)
     vectorizer_: TfidfVectorizer | None = field(default=None, repr=False, compare=False)
+
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        # scikit-learn knows one built-in list; any other string fails inside encode, where
+        # the all-stop-words fallback would hide it.
+        "stop_words": NoneOr(
+            OneOf(("english",)), fix="pass 'english', or None to keep every word."
+        ),
+        "sublinear_tf": Boolean(fix="True uses 1 + log(tf), as the paper does."),
+        "ngram_range": Predicate(
+            _is_ngram_range,
+            "a pair of ints (low, high) with 1 <= low <= high",
+            fix="pass (1, 1) for single words or (1, 2) to add word pairs.",
+            convert=tuple,
+        ),
+        "vectorizer_": NoneOr(
+            InstanceOf(TfidfVectorizer, "a TfidfVectorizer"),
+            fix="leave it None and call fit(corpus) to fix the vocabulary.",
+        ),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
 
     @property
     def name(self) -> str:
