@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from budgetctx import TokenizerError
+from budgetctx import InvalidParameterError, TokenizerError
 from budgetctx.tokenizers import HFTokenizer, Tokenizer, get_tokenizer
 
 TEXTS = [
@@ -144,3 +144,26 @@ def test_pickle_round_trip(minilm_json: Path) -> None:
 def test_mtsamples_notes(hf: Tokenizer, ref: Any, mtsamples_notes: list[str]) -> None:
     expected = [len(e.ids) for e in ref.encode_batch(mtsamples_notes, add_special_tokens=False)]
     assert hf.count_batch(mtsamples_notes) == expected
+
+
+@pytest.mark.parametrize(
+    ("options", "parameter"),
+    [
+        ({"path": None}, "path"),
+        ({"path": 3}, "path"),
+        ({"path": ""}, "path"),
+        ({"path": "x.json", "name": 5}, "name"),
+        ({"path": "x.json", "name": ""}, "name"),
+    ],
+)
+def test_bad_options_are_invalid_parameters(options: dict[str, Any], parameter: str) -> None:
+    # checked before the file is looked for, so a bad name fails even beside a missing file
+    with pytest.raises(InvalidParameterError) as exc:
+        HFTokenizer(**options)
+    assert exc.value.parameter == parameter
+    assert str(exc.value).startswith(f"The {parameter!r} parameter of HFTokenizer")
+
+
+def test_a_path_object_and_a_name_are_accepted(minilm_json: Path) -> None:
+    assert HFTokenizer(minilm_json, name="minilm").name == "minilm"
+    assert get_tokenizer("hf", path=minilm_json).count("chest pain") == 2

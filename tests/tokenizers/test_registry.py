@@ -112,3 +112,26 @@ def test_register_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
     for taken in ("o200k_base", "GPT-4O", "words"):
         with pytest.raises(InvalidParameterError, match="already registered"):
             register_tokenizer(taken, WordTokenizer)
+
+
+@pytest.mark.parametrize("spec", [None, 200_000, b"o200k_base", WordTokenizer])
+def test_a_spec_that_is_neither_name_nor_tokenizer_is_refused(spec: object) -> None:
+    # F13: get_tokenizer(None) used to return None and fail later with an AttributeError
+    with pytest.raises(InvalidParameterError) as exc:
+        get_tokenizer(spec)  # type: ignore[arg-type]
+    assert exc.value.parameter == "tokenizer"
+    message = str(exc.value)
+    assert message.startswith("The 'tokenizer' parameter of get_tokenizer must be")
+    for name in list_tokenizers():
+        assert repr(name) in message
+
+
+def test_an_object_missing_the_protocol_is_refused() -> None:
+    class CountsOnly:
+        name = "half"
+
+        def count(self, text: str) -> int:
+            return len(text)
+
+    with pytest.raises(InvalidParameterError, match="Tokenizer protocol"):
+        get_tokenizer(CountsOnly())  # type: ignore[arg-type]

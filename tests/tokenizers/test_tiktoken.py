@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from budgetctx import TokenizerError
+from budgetctx import InvalidParameterError, TokenizerError
 from budgetctx.tokenizers import TiktokenTokenizer, _tiktoken, get_tokenizer
 
 ENCODINGS = ["o200k_base", "cl100k_base"]
@@ -258,9 +258,14 @@ def test_broken_rank_file_raises_tokenizer_error(
         _tiktoken._load_ranks(name)
 
 
-def test_unknown_encoding_raises() -> None:
-    with pytest.raises(TokenizerError, match="p50k_base"):
+def test_unknown_encoding_is_a_bad_parameter() -> None:
+    # a name outside the bundled ones is a bad value, not a failed load: it names the choices
+    with pytest.raises(InvalidParameterError, match="p50k_base") as info:
         TiktokenTokenizer("p50k_base")
+    assert info.value.parameter == "encoding"
+    assert "'o200k_base'" in str(info.value)
+    with pytest.raises(InvalidParameterError, match="encoding"):
+        TiktokenTokenizer(None)  # type: ignore[arg-type]
 
 
 # --- pickling -----------------------------------------------------------------------------------

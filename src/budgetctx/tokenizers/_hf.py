@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from budgetctx._errors import TokenizerError
+from budgetctx._validation import Constraint, NoneOr, Predicate, validate
 
 __all__ = ["HFTokenizer"]
+
+
+def _is_path(value: Any) -> bool:
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    return isinstance(value, str) and value.strip() != ""
+
+
+def _is_name(value: Any) -> bool:
+    return isinstance(value, str) and value.strip() != ""
 
 
 class HFTokenizer:
@@ -20,7 +32,20 @@ class HFTokenizer:
     >>> tok = HFTokenizer("path/to/tokenizer.json")  # doctest: +SKIP
     """
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "path": Predicate(
+            _is_path,
+            "a non-empty path (str or os.PathLike)",
+            fix="pass the path of a local tokenizer.json or of a model folder holding one.",
+        ),
+        "name": NoneOr(
+            Predicate(_is_name, "a non-empty str"),
+            fix="pass a label for reports such as 'llama-3', or None for 'hf:<path>'.",
+        ),
+    }
+
     def __init__(self, path: str | Path, *, name: str | None = None) -> None:
+        validate(type(self).__name__, self._constraints, {"path": path, "name": name})
         p = Path(path).expanduser()
         if p.is_dir():
             p = p / "tokenizer.json"

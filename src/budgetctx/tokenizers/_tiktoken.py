@@ -12,13 +12,14 @@ import functools
 import gzip
 import hashlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import tiktoken
 
 from budgetctx._errors import TokenizerError
+from budgetctx._validation import Constraint, OneOf, validate
 
 __all__ = ["TiktokenTokenizer"]
 
@@ -104,12 +105,16 @@ class TiktokenTokenizer:
     9
     """
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "encoding": OneOf(
+            tuple(sorted(_SPECS)),
+            fix="for another model, load its tokenizer.json with "
+            "get_tokenizer('hf:/path/to/tokenizer.json').",
+        ),
+    }
+
     def __init__(self, encoding: str = "o200k_base") -> None:
-        if encoding not in _SPECS:
-            raise TokenizerError(
-                f"No bundled encoding {encoding!r}; choose one of {sorted(_SPECS)}, or load a "
-                "Hugging Face tokenizer.json with get_tokenizer('hf:/path/to/tokenizer.json')."
-            )
+        validate(type(self).__name__, self._constraints, {"encoding": encoding})
         self._name = encoding
         self._enc = _encoding(encoding)
 
