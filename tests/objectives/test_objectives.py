@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -89,10 +91,32 @@ def test_initial_gains_match_gain() -> None:
 
 
 @pytest.mark.parametrize("weight", ["alpha", "beta", "gamma"])
-def test_negative_weights_rejected(weight: str) -> None:
-    weights = {"alpha": 1.0, "beta": 1.0, "gamma": 1.0, weight: -0.1}
-    with pytest.raises(InvalidParameterError, match=weight):
-        RCDObjective(_features(0), **weights)
+@pytest.mark.parametrize("bad", [-0.1, float("inf"), float("nan"), "1", None, True])
+def test_bad_weights_rejected(weight: str, bad: object) -> None:
+    weights: dict[str, object] = {"alpha": 1.0, "beta": 1.0, "gamma": 1.0, weight: bad}
+    with pytest.raises(InvalidParameterError, match=weight) as info:
+        RCDObjective(_features(0), **weights)  # type: ignore[arg-type]
+    assert info.value.parameter == weight
+
+
+@pytest.mark.parametrize(
+    ("make", "parameter"),
+    [
+        (lambda f: LogDet(f, eta=0.0), "eta"),
+        (lambda f: LogDet(f, eta=float("inf")), "eta"),
+        (lambda f: LogDet(f, scale=-1.0), "scale"),
+        (lambda f: RCDObjective(f, alpha=1, beta=0, gamma=1, eta="1"), "eta"),
+        (lambda f: FacilityLocation(f, scale=float("nan")), "scale"),
+        (lambda f: FacilityLocation(f.kernel), "features"),
+        (lambda f: Relevance(list(f.relevance)), "relevance"),
+        (lambda f: Relevance(f.relevance, scale="2"), "scale"),
+    ],
+)
+def test_bad_options_rejected_at_construction(make: Any, parameter: str) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        make(_features(0))
+    assert info.value.parameter == parameter
+    assert f"{parameter!r} parameter of" in str(info.value)
 
 
 def test_sparse_kernel_agrees_with_dense() -> None:

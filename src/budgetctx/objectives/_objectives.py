@@ -8,20 +8,43 @@ the slow, readable reference used by the naive greedy and by the tests.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.linalg import solve_triangular
 from scipy.linalg.blas import dtrsv as _dtrsv
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Constraint, InstanceOf, Interval, Predicate, validate
 from budgetctx.representations import UnitFeatures
 
 __all__ = ["FacilityLocation", "LogDet", "Objective", "RCDObjective", "Relevance"]
 
 FloatArray = NDArray[np.float64]
+
+
+def _is_vector(value: Any) -> bool:
+    return isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "fiu"
+
+
+_FEATURES = InstanceOf(
+    UnitFeatures, "a UnitFeatures", fix="build one with representations.build_features(encoded)."
+)
+_SCALE = Interval(float, 0, None, fix="pass a finite scale >= 0 such as 1.")
+_ETA = Interval(
+    float,
+    0,
+    None,
+    closed="neither",
+    fix="use a finite eta > 0 such as 1; it scales the kernel inside log det(I + eta K).",
+)
+_WEIGHT = Interval(
+    float,
+    0,
+    None,
+    fix="use a finite weight >= 0; a negative weight breaks monotone submodularity.",
+)
 
 
 class Objective(Protocol):
@@ -40,9 +63,19 @@ class Objective(Protocol):
 class Relevance:
     """``R(S) = scale * sum_{i in S} r_i`` (modular)."""
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "relevance": Predicate(
+            _is_vector, "a 1-D numeric numpy array", fix="pass one relevance score per unit."
+        ),
+        "scale": _SCALE,
+    }
+
     def __init__(self, relevance: FloatArray, *, scale: float = 1.0) -> None:
+        ok = validate(
+            type(self).__name__, self._constraints, {"relevance": relevance, "scale": scale}
+        )
         self.r = relevance
-        self.scale = scale
+        self.scale: float = ok["scale"]
 
     def gain(self, e: int) -> float:
         return float(self.scale * self.r[e])
@@ -62,9 +95,14 @@ class Relevance:
 class FacilityLocation:
     """``C(S) = scale * sum_i max_{j in S} k(i, j)`` with ``k >= 0`` (coverage)."""
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {"features": _FEATURES, "scale": _SCALE}
+
     def __init__(self, features: UnitFeatures, *, scale: float = 1.0) -> None:
+        ok = validate(
+            type(self).__name__, self._constraints, {"features": features, "scale": scale}
+        )
         self.kernel = features.kernel
-        self.scale = scale
+        self.scale: float = ok["scale"]
         self.cur = np.zeros(features.n)
         self.cur_sum = 0.0
 
@@ -115,16 +153,21 @@ class LogDet:
     least 1 (the identity), so gains are >= 0 and the factor is always well conditioned.
     """
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "features": _FEATURES,
+        "eta": _ETA,
+        "scale": _SCALE,
+    }
+
     def __init__(self, features: UnitFeatures, *, eta: float = 1.0, scale: float = 1.0) -> None:
-        if eta <= 0:
-            raise InvalidParameterError(
-                f"eta must be > 0, got {eta!r}; eta scales the kernel inside log det(I + eta K).",
-                parameter="eta",
-                value=eta,
-            )
+        ok = validate(
+            type(self).__name__,
+            self._constraints,
+            {"features": features, "eta": eta, "scale": scale},
+        )
         self.kernel = features.kernel
-        self.eta = eta
-        self.scale = scale
+        self.eta: float = ok["eta"]
+        self.scale: float = ok["scale"]
         self.diag = 1.0 + eta * self.kernel.gram_diag()
         self.S: list[int] = []
         self.L = np.zeros((8, 8))
@@ -210,6 +253,14 @@ class RCDObjective:
     do not). Positive rescaling keeps F monotone submodular.
     """
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "features": _FEATURES,
+        "alpha": _WEIGHT,
+        "beta": _WEIGHT,
+        "gamma": _WEIGHT,
+        "eta": _ETA,
+    }
+
     def __init__(
         self,
         features: UnitFeatures,
@@ -219,14 +270,11 @@ class RCDObjective:
         gamma: float,
         eta: float = 1.0,
     ) -> None:
-        for name, w in (("alpha", alpha), ("beta", beta), ("gamma", gamma)):
-            if w < 0 or not math.isfinite(w):
-                raise InvalidParameterError(
-                    f"{name} must be a finite number >= 0, got {w!r}; negative weights break "
-                    "monotone submodularity.",
-                    parameter=name,
-                    value=w,
-                )
+        validate(
+            type(self).__name__,
+            self._constraints,
+            {"features": features, "alpha": alpha, "beta": beta, "gamma": gamma, "eta": eta},
+        )
         r = features.relevance
         self.n = features.n
         rmax = float(r.max()) if r.size else 0.0
