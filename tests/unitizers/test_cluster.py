@@ -149,3 +149,15 @@ def test_parameter_validation_names_the_parameter(
     with pytest.raises(budgetctx.InvalidParameterError, match=parameter) as info:
         ClusterUnitizer(**options)  # type: ignore[arg-type]
     assert info.value.parameter == parameter
+
+
+@pytest.mark.parametrize(
+    "options", [{"decay": 1.7976931348623157e308}, {"threshold": 5e-324}, {"decay": 1e300}]
+)
+def test_extreme_accepted_values_link_every_pair_instead_of_overflowing(
+    options: dict[str, float],
+) -> None:
+    # an accepted value must not fail later: the reach used to overflow math.floor
+    text = "Chest pain at rest. Chest pain resolved. Diet as tolerated. Walk daily."
+    result = ClusterUnitizer(max_segments=None, **options).unitize(text)  # type: ignore[arg-type]
+    assert_segmentation_valid(text, result)

@@ -89,7 +89,10 @@ class ClusterUnitizer:
             X = TfidfVectorizer(sublinear_tf=True, stop_words="english").fit_transform(texts)
         except ValueError:  # only stop words or no word characters at all
             return [[i] for i in range(n)]
-        reach = max(1, math.floor(self.decay * math.log(1.0 / self.threshold)))
+        # The distance past which exp(-d / decay) can no longer reach the threshold. A huge decay
+        # or a tiny threshold makes it infinite: every pair is in reach, not an OverflowError.
+        span = self.decay * math.log(1.0 / self.threshold)
+        reach = max(1, math.floor(span)) if span < n else n
         rows, cols = [], []
         for d in range(1, min(reach, n - 1) + 1):
             # cosine of every pair at distance d, as a row-wise dot product of sparse rows
