@@ -47,6 +47,11 @@ def _required_options(factory: Callable[..., Any]) -> frozenset[str]:
     )
 
 
+def _is_instance(value: object, base: type[Any]) -> bool:
+    # A class has the protocol's attributes too: refuse it, ask for an instance.
+    return isinstance(value, base) and not isinstance(value, type)
+
+
 class Registry(Generic[T]):
     """A small, explicit name -> factory mapping for one kind of component.
 
@@ -69,6 +74,8 @@ class Registry(Generic[T]):
         return f"get_{self.kind}"
 
     def _check_name(self, name: object) -> str:
+        if isinstance(name, str):  # the common case, without building the listing
+            return name
         listing = ", ".join(repr(n) for n in self.names()) or "none registered yet"
         rule = InstanceOf(str, f"a {self.kind} name (a str)", fix=f"pass one of {listing}.")
         return str(check(self._owner(), self.kind, name, rule))
@@ -132,21 +139,16 @@ class Registry(Generic[T]):
         """Accept a name or an instance; names are built with ``options``."""
         if isinstance(spec, str):
             return self.create(spec, **options)
-        if self._base is not None:
-            base = self._base
+        base = self._base
+        if base is not None and not _is_instance(spec, base):
             listing = ", ".join(repr(n) for n in self.names())
-            check(
-                self._owner(),
-                self.kind,
-                spec,
-                Predicate(
-                    # A class has the protocol's attributes too: refuse it, ask for an instance.
-                    lambda v: isinstance(v, base) and not isinstance(v, type),
-                    f"a {self.kind} name (a str) or a {base.__name__} instance",
-                    fix=f"pass one of {listing}, or an instance of a class implementing the "
-                    f"{base.__name__} protocol.",
-                ),
+            rule = Predicate(
+                lambda v: _is_instance(v, base),
+                f"a {self.kind} name (a str) or a {base.__name__} instance",
+                fix=f"pass one of {listing}, or an instance of a class implementing the "
+                f"{base.__name__} protocol.",
             )
+            check(self._owner(), self.kind, spec, rule)
         if options:
             raise InvalidParameterError(
                 f"Options {sorted(options)} were given with a {self.kind} instance; "
