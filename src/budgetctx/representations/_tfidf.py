@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from budgetctx.representations._base import Encoded
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
 __all__ = ["TfidfRepresentation"]
 
@@ -50,6 +51,9 @@ class TfidfRepresentation:
         }
 
     def _new(self) -> TfidfVectorizer:
+        # scikit-learn takes seconds to import: only when a document is first encoded.
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         return TfidfVectorizer(
             stop_words=self.stop_words,
             sublinear_tf=self.sublinear_tf,
@@ -74,6 +78,8 @@ class TfidfRepresentation:
         return self
 
     def encode(self, texts: Sequence[str], *, query: str | None = None) -> Encoded:
+        from scipy import sparse
+
         n = len(texts)
         if n == 0:
             return Encoded(sparse.csr_matrix((0, 0)), None)

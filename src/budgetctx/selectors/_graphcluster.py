@@ -6,7 +6,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
 
 from budgetctx._errors import InvalidParameterError
 from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
@@ -48,6 +47,8 @@ class GraphClusterSelector:
         tracker = problem.tracker()
         if n == 0:
             return Selection((), ())
+        from scipy.sparse.csgraph import connected_components  # heavy: imported when used
+
         graph = problem.features.kernel.pairs_above(self.threshold)
         n_comp, labels = connected_components(graph, directed=False)
         score = np.bincount(labels, weights=r, minlength=n_comp)
