@@ -109,6 +109,8 @@ def test_the_parser_sees_every_kind_of_import() -> None:
     graph = _graph()
     # a function-local import (cli imports eval inside its commands)
     assert "budgetctx.eval" in graph["budgetctx.cli"]
+    # a type-only import (under `if TYPE_CHECKING:`)
+    assert "budgetctx.eval._store" in graph["budgetctx.eval._calibrate"]
     # relative and absolute imports of private modules
     assert "budgetctx.router._budget" in graph["budgetctx.router"]
     assert len(graph) > 50
