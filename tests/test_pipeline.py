@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import warnings
 
@@ -253,3 +254,113 @@ def test_prepared_select_validates() -> None:
     with pytest.raises(UnknownComponentError):
         doc.select(10, selector="nope")
     assert prepare("   ").select(10).reason is not None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "parameter"),
+    [
+        ({"truncate": "yes"}, "truncate"),
+        ({"truncate": 1}, "truncate"),
+        ({"section_weights": {"PLAN": float("nan")}}, "section_weights"),
+        ({"section_weights": {"PLAN": float("inf")}}, "section_weights"),
+        ({"section_weights": [1, 2]}, "section_weights"),
+        ({"dense_limit": "x"}, "dense_limit"),
+        ({"dense_limit": -1}, "dense_limit"),
+        ({"selector": None}, "selector"),
+        ({"selector": 3}, "selector"),
+        ({"tokenizer": None}, "tokenizer"),
+        ({"unitizer": None}, "unitizer"),
+        ({"representation": None}, "representation"),
+        ({"query": 5}, "query"),
+        ({"selector_options": [("lambda_", 0.5)]}, "selector_options"),
+        ({"unitizer_options": "max_words=5"}, "unitizer_options"),
+        ({"order": None}, "order"),
+    ],
+)
+def test_bad_options_raise_one_clear_error(kwargs: dict[str, object], parameter: str) -> None:
+    """F13: option types are checked at the boundary, with the one message template."""
+    with pytest.raises(InvalidParameterError) as info:
+        build_context(NOTE, 20, **kwargs)  # type: ignore[arg-type]
+    assert info.value.parameter == parameter
+    message = str(info.value)
+    assert message.startswith(f"The '{parameter}' parameter of build_context must be ")
+    assert "Got " in message
+
+
+def test_prepared_document_checks_its_options_too() -> None:
+    from budgetctx import prepare
+
+    with pytest.raises(InvalidParameterError, match="'section_weights' parameter of prepare"):
+        prepare(NOTE, section_weights={"PLAN": float("nan")})
+    doc = prepare(NOTE)
+    for kwargs in ({"truncate": "yes"}, {"whole_if_fits": None}, {"selector": None}):
+        with pytest.raises(InvalidParameterError, match=r"of PreparedDocument\.select"):
+            doc.select(20, **kwargs)  # type: ignore[arg-type]
+
+
+def test_lone_surrogate_is_an_input_error_naming_the_offset() -> None:
+    """F5: not a UnicodeEncodeError from deep inside the tokenizer."""
+    with pytest.raises(InputError, match="offset 6") as info:
+        build_context("Pain. \ud800 More text here.", 50)
+    assert info.value.value == 6
+
+
+def test_empty_context_reason_is_true_to_the_options() -> None:
+    """F14: with truncate=True the reason must not advise passing truncate=True."""
+    flags = "\U0001f1fa\U0001f1f8\U0001f1ec\U0001f1e7 \U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea"
+    # Every regional-indicator letter takes 2 tokens: truncation cannot fit one in 1.
+    cut = build_context(flags, 1, truncate=True)
+    assert cut.text == "" and cut.reason is not None
+    assert "pass truncate=True" not in cut.reason and "truncate=True kept no part" in cut.reason
+    plain = build_context(flags, 1)
+    assert plain.reason is not None and "pass truncate=True" in plain.reason
+
+
+def test_selector_is_resolved_once_per_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    import budgetctx.pipeline as pipeline
+
+    calls: list[object] = []
+    real = pipeline.get_selector
+
+    def counting(spec: object, /, **options: object) -> object:
+        calls.append(spec)
+        return real(spec, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "get_selector", counting)
+    build_context(NOTE, 20, selector="mmr")
+    assert calls == ["mmr"]
+    calls.clear()
+    build_context(NOTE, 20, selector="auto")
+    assert len(calls) == 1 and isinstance(calls[0], str)
+
+
+def test_a_custom_router_plugs_in() -> None:
+    from budgetctx import DocumentStats, RouteDecision, Router
+
+    seen: list[tuple[DocumentStats, int]] = []
+
+    class Shortest:
+        tokenizer = None
+
+        def route(self, stats: DocumentStats, budget: int) -> RouteDecision:
+            seen.append((stats, budget))
+            return RouteDecision("mmr:lambda_=0.2", "shortest", "always MMR", stats)
+
+    router = Shortest()
+    assert isinstance(router, Router)
+    ctx = build_context(NOTE, 20, selector=router, tokenizer="cl100k_base")
+    assert ctx.selector == "mmr" and ctx.params["selector"] == {"lambda_": 0.2}
+    assert ctx.route is not None and ctx.route.router == "shortest"
+    assert len(seen) == 1 and seen[0][1] == 20 and seen[0][0].to_dict() == ctx.stats
+    with pytest.raises(InvalidParameterError, match="selector_options"):
+        build_context(NOTE, 20, selector=router, selector_options={"lambda_": 0.5})
+
+
+def test_whole_document_units_are_credited_once() -> None:
+    from budgetctx.unitizers import WindowUnitizer
+
+    ctx = build_context(NOTE, 10_000, unitizer=WindowUnitizer(base_words=8))
+    assert ctx.reason is not None and ctx.reason.startswith("document fits")
+    spans = sorted(s for u in ctx.units for s in u.spans)
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
+    assert all(u.unit_spans for u in ctx.units)

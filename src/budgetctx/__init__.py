@@ -20,7 +20,7 @@ from budgetctx._errors import (
     UnknownComponentError,
 )
 from budgetctx._version import __version__
-from budgetctx.context import Context, SelectedUnit
+from budgetctx.context import Context, DocumentStats, RouteDecision, SelectedUnit
 from budgetctx.pipeline import PreparedDocument, build_context, prepare
 from budgetctx.representations import (
     Representation,
@@ -28,6 +28,7 @@ from budgetctx.representations import (
     get_representation,
     list_representations,
 )
+from budgetctx.router import Router, default_router, load_router
 from budgetctx.selectors import Selection, SelectionProblem, Selector, get_selector, list_selectors
 from budgetctx.tokenizers import Tokenizer, get_tokenizer, list_tokenizers
 from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer, list_unitizers
@@ -38,11 +39,14 @@ __all__ = [
     "Context",
     "ContextLengthError",
     "DatasetError",
+    "DocumentStats",
     "GenerationError",
     "InputError",
     "InvalidParameterError",
     "PreparedDocument",
     "Representation",
+    "RouteDecision",
+    "Router",
     "Segmentation",
     "SelectedUnit",
     "Selection",
@@ -56,6 +60,7 @@ __all__ = [
     "UnknownComponentError",
     "__version__",
     "build_context",
+    "default_router",
     "get_representation",
     "get_selector",
     "get_tokenizer",
@@ -64,5 +69,6 @@ __all__ = [
     "list_selectors",
     "list_tokenizers",
     "list_unitizers",
+    "load_router",
     "prepare",
 ]

@@ -515,7 +515,7 @@ def calibrate(
     ] = None,
 ) -> None:
     """Fit a router on the validation rows of a sweep; use it with load_router(path)."""
-    from budgetctx.router import calibrate as fit
+    from budgetctx.eval import calibrate as fit
 
     try:
         router = fit(
@@ -550,7 +550,8 @@ def route_eval_cmd(
     calibration: Annotated[str, typer.Option(help="pooled or per-dataset.")] = "pooled",
 ) -> None:
     """Routers vs fixed selectors vs oracle bounds on the held-out test split."""
-    from budgetctx.router import load_router, route_eval
+    from budgetctx.eval import route_eval
+    from budgetctx.router import load_router
 
     try:
         report = route_eval(

@@ -1,22 +1,78 @@
-"""Result objects of :func:`budgetctx.build_context`."""
+"""Result objects of :func:`budgetctx.build_context`: the context, its units, the route.
+
+They live here, not beside the code that makes them, so that reading a result never imports
+the router or the pipeline.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from budgetctx.router._decision import RouteDecision
+__all__ = ["Context", "DocumentStats", "RouteDecision", "SelectedUnit"]
 
-__all__ = ["Context", "SelectedUnit"]
+
+@dataclass(frozen=True)
+class DocumentStats:
+    """Route statistics of a document at one budget (paper 3.5).
+
+    ``phi``: share of total relevance in the units that fit the budget from the start
+    (front-loading); ``rho``: mean similarity of adjacent units (redundancy); ``length``:
+    document tokens; ``budget_ratio``: budget / length.
+
+    >>> DocumentStats(phi=0.5, rho=0.1, length=3000, budget_ratio=0.2).vector(600)
+    [600.0, 3000.0, 0.2, 0.5, 0.1]
+    """
+
+    phi: float
+    rho: float
+    length: int
+    budget_ratio: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def vector(self, budget: int) -> list[float]:
+        """Statistics in the order routers read them (``budgetctx.router.STAT_NAMES``):
+        budget, length, ratio, phi, rho."""
+        return [float(budget), float(self.length), self.budget_ratio, self.phi, self.rho]
+
+
+@dataclass(frozen=True)
+class RouteDecision:
+    """The selector a router chose for one (document, budget), with its reason.
+
+    ``selector`` is a selector spec (``"mmr"``, ``"mmr:lambda_=0.3"``) resolved once by the
+    pipeline; ``fallback`` is true when a router was not confident and used its fallback.
+
+    >>> stats = DocumentStats(phi=0.5, rho=0.1, length=3000, budget_ratio=0.2)
+    >>> RouteDecision("lead", "budget", "budget 600 <= b1=1024: lead", stats).to_dict()["selector"]
+    'lead'
+    """
+
+    selector: str
+    router: str
+    reason: str
+    stats: DocumentStats
+    confidence: float | None = None
+    fallback: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["stats"] = self.stats.to_dict()
+        return out
 
 
 @dataclass(frozen=True)
 class SelectedUnit:
     """A kept unit and where it came from.
 
-    ``spans`` are exact ``(start, end)`` character offsets into the input, one per segment
-    (a truncated unit's last span is shortened); ``text`` is the text of those spans joined by
-    a space. ``tokens`` is the unit's own cost (its
+    ``spans`` are exact ``(start, end)`` character offsets into the input of the text this
+    unit contributed to the context, one per segment: a segment shared by overlapping window
+    units is credited to the unit rendered first, and a truncated unit's last span is
+    shortened to what was kept. Joining every kept unit's spans in rendered order with the
+    separator gives ``Context.text`` exactly. ``unit_spans`` are the unit's full spans.
+    ``text`` is the text of ``spans`` joined by a space. ``tokens`` is the unit's own cost (its
     segments plus one separator each); overlapping window units share tokens. ``rank`` is the
     0-based position in the selector's order, ``gain`` the selector's score at that step.
     """
@@ -30,6 +86,7 @@ class SelectedUnit:
     rank: int
     section: str | None = None
     truncated: bool = False
+    unit_spans: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,7 +140,14 @@ class Context:
         """A JSON-ready dict (spans become lists)."""
         out = asdict(self)
         out["tokens_saved"] = self.tokens_saved
-        out["units"] = [{**asdict(u), "spans": [list(s) for s in u.spans]} for u in self.units]
+        out["units"] = [
+            {
+                **asdict(u),
+                "spans": [list(s) for s in u.spans],
+                "unit_spans": [list(s) for s in u.unit_spans],
+            }
+            for u in self.units
+        ]
         out["excluded"] = list(self.excluded)
         out["notes"] = list(self.notes)
         out["route"] = self.route.to_dict() if self.route is not None else None

@@ -1,17 +1,35 @@
-"""``build_context``: document + budget -> budgeted context with provenance."""
+"""``build_context``: document + budget -> budgeted context with provenance.
+
+The pipeline validates its arguments, resolves the components once, and hands rendering to
+:mod:`budgetctx._render`.
+"""
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from budgetctx._errors import InputError, InvalidParameterError
-from budgetctx.context import Context, SelectedUnit
+from budgetctx._render import fit_budget, render, selected_units
+from budgetctx._validation import (
+    Boolean,
+    Constraint,
+    FloatMapping,
+    InstanceOf,
+    Interval,
+    NoneOr,
+    OneOf,
+    Predicate,
+    check,
+    short_repr,
+)
+from budgetctx.context import Context, DocumentStats, RouteDecision
 from budgetctx.representations import (
     DENSE_LIMIT,
     DenseKernel,
@@ -20,22 +38,8 @@ from budgetctx.representations import (
     build_features,
     get_representation,
 )
-from budgetctx.router import (
-    BudgetRouter,
-    FeatureRouter,
-    RouteDecision,
-    Router,
-    check_tokenizer,
-    default_router,
-    document_stats,
-)
-from budgetctx.selectors import (
-    Selection,
-    SelectionProblem,
-    Selector,
-    get_selector,
-    parse_selector_spec,
-)
+from budgetctx.router import Router, check_tokenizer, default_router, document_stats
+from budgetctx.selectors import SelectionProblem, Selector, get_selector, parse_selector_spec
 from budgetctx.tokenizers import Tokenizer, get_tokenizer
 from budgetctx.unitizers import Segmentation, Unitizer, get_unitizer
 
@@ -44,8 +48,12 @@ __all__ = ["DEFAULT_SELECTOR", "PreparedDocument", "build_context", "prepare", "
 DEFAULT_SELECTOR = "mmr"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def validate_text(text: object) -> str:
-    """Reject what is not text: bytes, NUL characters (binary data)."""
+    """Reject what is not text: bytes, NUL characters (binary data), lone surrogates (text
+    that no encoding can write, e.g. from ``json.loads`` of a broken ``\\ud800`` escape)."""
     if isinstance(text, bytes | bytearray):
         raise InputError(
             "text is bytes, not str; decode it first, e.g. data.decode('utf-8'), or use the "
@@ -64,23 +72,59 @@ def validate_text(text: object) -> str:
             "document. Extract the text first (for a PDF, use a PDF-to-text tool).",
             value=nul,
         )
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        raise InputError(
+            f"text contains a lone surrogate (U+{ord(bad.group()):04X}) at offset {bad.start()}: "
+            "it is not valid Unicode and cannot be counted or sent. Fix the source, or decode "
+            "it with errors='replace'.",
+            value=bad.start(),
+        )
     return text
 
 
-def _validate_budget(budget: object) -> int:
-    if isinstance(budget, bool) or not isinstance(budget, int | np.integer):
-        raise InvalidParameterError(
-            f"budget must be an integer number of tokens, got {budget!r}; e.g. budget=512.",
-            parameter="budget",
-            value=budget,
-        )
-    if budget <= 0:
-        raise InvalidParameterError(
-            f"budget must be > 0 tokens, got {budget}; e.g. budget=512.",
-            parameter="budget",
-            value=int(budget),
-        )
-    return int(budget)
+def _name_or(protocol: type) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, str | protocol)
+
+
+_OPTIONS = {"fix": "pass a mapping of option names to values, e.g. {'lambda_': 0.5}."}
+#: The pipeline's parameters, checked at the public boundary with one message template.
+_CONSTRAINTS: dict[str, Constraint] = {
+    "budget": Interval(int, 1, None, fix="e.g. budget=512."),
+    "order": OneOf(("document", "selection"), fix="'document' keeps the input's order."),
+    "separator": InstanceOf(str, "a str", fix="e.g. separator='\\n'."),
+    "query": NoneOr(InstanceOf(str, "a str")),
+    "truncate": Boolean(fix="pass truncate=True to cut one unit at a token boundary."),
+    "whole_if_fits": Boolean(),
+    "section_weights": Predicate(
+        lambda v: v is None or FloatMapping(low=0).accepts(v),
+        "None or a mapping of section names to finite floats >= 0",
+        fix="e.g. {'PLAN': 2.0}; use 0 to ignore a section.",
+    ),
+    "dense_limit": Interval(int, 0, None, fix=f"the default is {DENSE_LIMIT}."),
+    "selector_options": NoneOr(InstanceOf(Mapping, "a mapping", **_OPTIONS)),
+    "unitizer_options": NoneOr(InstanceOf(Mapping, "a mapping", **_OPTIONS)),
+    "tokenizer": Predicate(
+        _name_or(Tokenizer), "a tokenizer name or a Tokenizer", fix="see list_tokenizers()."
+    ),
+    "unitizer": Predicate(
+        _name_or(Unitizer), "a unitizer name or a Unitizer", fix="see list_unitizers()."
+    ),
+    "representation": Predicate(
+        _name_or(Representation),
+        "a representation name or a Representation",
+        fix="see list_representations().",
+    ),
+    "selector": Predicate(
+        lambda v: isinstance(v, str | Selector | Router),
+        "a selector name, a Selector or a Router",
+        fix="e.g. selector='mmr', or 'auto' for the bundled router.",
+    ),
+}
+
+
+def _check(owner: str, **values: Any) -> dict[str, Any]:
+    return {name: check(owner, name, value, _CONSTRAINTS[name]) for name, value in values.items()}
 
 
 def _ms(since: float) -> float:
@@ -131,7 +175,27 @@ class PreparedDocument:
         When the whole document fits, it is sent verbatim; ``whole_if_fits=False`` runs the
         selector anyway (the extractive oracle does, since a subset can score higher).
         """
-        return _select(self, budget, selector, selector_options, order, truncate, whole_if_fits)
+        opts = _check(
+            "PreparedDocument.select",
+            budget=budget,
+            order=order,
+            truncate=truncate,
+            whole_if_fits=whole_if_fits,
+            selector=selector,
+            selector_options=selector_options,
+        )
+        chosen = _resolve_selector(selector, opts["selector_options"])
+        return _select(self, opts["budget"], chosen, order, truncate, whole_if_fits)
+
+    def stats(self, budget: int) -> DocumentStats:
+        """Route statistics of this document at ``budget`` (what a router reads).
+
+        >>> s = prepare("Chest pain. Chest pain again. Diet.").stats(5)
+        >>> (round(s.phi, 2), s.length)
+        (0.4, 9)
+        """
+        budget = check("PreparedDocument.stats", "budget", budget, _CONSTRAINTS["budget"])
+        return _stats(self, _problem(self, budget))
 
 
 def prepare(
@@ -148,20 +212,35 @@ def prepare(
 ) -> PreparedDocument:
     """Unitize ``text``, count every segment with ``tokenizer`` and compute relevance (to
     ``query``, else to the document centroid) and similarities. See :func:`build_context`."""
+    opts = _check(
+        "prepare",
+        tokenizer=tokenizer,
+        unitizer=unitizer,
+        representation=representation,
+        query=query,
+        separator=separator,
+        section_weights=section_weights,
+        unitizer_options=unitizer_options,
+        dense_limit=dense_limit,
+    )
+    return _prepare(text, **opts)
+
+
+def _prepare(
+    text: str,
+    *,
+    tokenizer: str | Tokenizer,
+    unitizer: str | Unitizer,
+    representation: str | Representation,
+    query: str | None,
+    separator: str,
+    section_weights: Mapping[str, float] | None,
+    unitizer_options: Mapping[str, Any] | None,
+    dense_limit: int,
+) -> PreparedDocument:
+    """:func:`prepare` once its options are checked."""
     t_start = time.perf_counter()
     text = validate_text(text)
-    if not isinstance(separator, str):
-        raise InvalidParameterError(
-            f"separator must be a str, got {type(separator).__name__}; e.g. separator='\\n'.",
-            parameter="separator",
-            value=repr(separator),
-        )
-    if query is not None and not isinstance(query, str):
-        raise InvalidParameterError(
-            f"query must be a str or None, got {type(query).__name__}.",
-            parameter="query",
-            value=type(query).__name__,
-        )
     if query is not None and not query.strip():
         query = None
     tok = get_tokenizer(tokenizer)
@@ -245,15 +324,14 @@ def build_context(
     >>> ctx.units[0].spans
     ((0, 28),)
     """
-    # Validate the cheap arguments before the expensive preparation.
-    _validate_budget(budget)
-    _validate_order(order)
-    sel: str | Selector | Router = selector
-    if _as_router(selector) is None:
-        sel = get_selector(cast("str | Selector", selector), **dict(selector_options or {}))
-        selector_options = None
-    doc = prepare(
-        text,
+    # Validate every argument and resolve the selector before the expensive preparation.
+    opts = _check(
+        "build_context",
+        budget=budget,
+        order=order,
+        truncate=truncate,
+        selector=selector,
+        selector_options=selector_options,
         tokenizer=tokenizer,
         unitizer=unitizer,
         representation=representation,
@@ -263,61 +341,93 @@ def build_context(
         unitizer_options=unitizer_options,
         dense_limit=dense_limit,
     )
-    return doc.select(
-        budget, selector=sel, selector_options=selector_options, order=order, truncate=truncate
+    chosen = _resolve_selector(selector, opts.pop("selector_options"))
+    budget = opts.pop("budget")
+    for name in ("order", "truncate", "selector"):
+        del opts[name]
+    doc = _prepare(text, **opts)
+    return _select(doc, budget, chosen, order, truncate, whole_if_fits=True)
+
+
+def _resolve_selector(
+    selector: str | Selector | Router, options: Mapping[str, Any] | None
+) -> Selector | Router:
+    """The selector or router of one call: ``"auto"`` is the bundled router (read once per
+    process); a router instance is used as given; anything else builds a selector."""
+    router: Router | None = None
+    if isinstance(selector, str) and selector.strip().lower() == "auto":
+        router = default_router()
+    elif isinstance(selector, Router):
+        router = selector
+    if router is None:
+        return get_selector(selector, **dict(options or {}))  # type: ignore[arg-type]
+    if options:
+        raise InvalidParameterError(
+            f"selector_options {sorted(options)} cannot be combined with a router; the router "
+            "picks the selector and its options. Drop selector_options, or name a selector.",
+            parameter="selector_options",
+            value=sorted(options),
+        )
+    return router
+
+
+def _problem(doc: PreparedDocument, budget: int) -> SelectionProblem:
+    return SelectionProblem(
+        unit_segments=tuple(u.segments for u in doc.segmentation.units),
+        segment_costs=doc.segment_costs,
+        features=doc.features,
+        # Costs include one separator per segment, the last one too: it is not rendered, but
+        # ".\n" is often a single token, so counting it is what keeps repairs rare.
+        capacity=budget,
+        overlapping=doc.segmentation.overlapping,
     )
 
 
-def _as_router(selector: object) -> Router | None:
-    """``"auto"`` is the bundled router; a router instance is used as given."""
-    if isinstance(selector, str) and selector.lower() == "auto":
-        return default_router()
-    if isinstance(selector, BudgetRouter | FeatureRouter):
-        return selector
-    return None
+def _stats(doc: PreparedDocument, problem: SelectionProblem) -> DocumentStats:
+    kernel = doc.features.kernel
+    return document_stats(
+        relevance=doc.features.relevance,
+        unit_costs=problem.unit_costs,
+        adjacency=kernel.adjacent() if problem.n > 1 else np.zeros(0),
+        document_tokens=doc.document_tokens,
+        budget=problem.capacity,
+    )
 
 
-def _validate_order(order: object) -> None:
-    if order not in ("document", "selection"):
+def _route(
+    router: Router, doc: PreparedDocument, stats: DocumentStats, budget: int
+) -> tuple[Selector, RouteDecision]:
+    check_tokenizer(router, doc.tokenizer.name)
+    route = router.route(stats, budget)
+    if not isinstance(route, RouteDecision) or not isinstance(route.selector, str):
         raise InvalidParameterError(
-            f"order must be 'document' or 'selection', got {order!r}.",
-            parameter="order",
-            value=order,
+            f"The router {type(router).__name__} returned {short_repr(route)}, not a "
+            "RouteDecision with a selector spec; return RouteDecision('mmr', ...) from route().",
+            parameter="selector",
+            value=type(router).__name__,
         )
+    name, options = parse_selector_spec(route.selector)
+    return get_selector(name, **options), route
 
 
 def _select(
     doc: PreparedDocument,
     budget: int,
-    selector: str | Selector | Router,
-    selector_options: Mapping[str, Any] | None,
+    chosen: Selector | Router,
     order: Literal["document", "selection"],
     truncate: bool,
-    whole_if_fits: bool = True,
+    whole_if_fits: bool,
 ) -> Context:
     t_start = time.perf_counter()
-    budget = _validate_budget(budget)
-    _validate_order(order)
-    stats = document_stats(doc, budget)
+    problem = _problem(doc, budget)
+    stats = _stats(doc, problem)
     route: RouteDecision | None = None
-    router = _as_router(selector)
-    if router is not None:
-        if selector_options:
-            raise InvalidParameterError(
-                "selector_options cannot be combined with a router; the router picks the "
-                "selector and its options.",
-                parameter="selector_options",
-                value=sorted(selector_options),
-            )
-        check_tokenizer(router, doc.tokenizer.name)
-        route = router.route(stats, budget)
-        name, options = parse_selector_spec(route.selector)
-        sel = get_selector(name, **options)
+    if isinstance(chosen, Router):
+        sel, route = _route(chosen, doc, stats, budget)
     else:
-        sel = get_selector(cast("str | Selector", selector), **dict(selector_options or {}))
+        sel = chosen
     seg, tok, separator = doc.segmentation, doc.tokenizer, doc.separator
-    seg_costs, features = doc.segment_costs, doc.features
-    relevance = features.relevance
+    relevance = doc.features.relevance
     timings = {k: v for k, v in doc.timings_ms.items() if k != "prepare"}
     common: dict[str, Any] = {
         "budget": budget,
@@ -328,6 +438,8 @@ def _select(
         "stats": stats.to_dict(),
         "route": route,
         "selector": sel.name,
+        "document_tokens": doc.document_tokens,
+        "n_units": len(seg.units),
         **doc.names,
     }
 
@@ -339,225 +451,89 @@ def _select(
         return Context(
             text="",
             tokens_used=0,
-            document_tokens=doc.document_tokens,
             units=(),
             excluded=(),
-            n_units=0,
             reason="empty input: the document has no non-whitespace text",
             timings_ms=timings,
             **common,
         )
 
     if whole_if_fits and doc.document_tokens <= budget:
-        # Nothing to cut: send the document verbatim, every unit kept.
-        kept = [_selected(seg, u.id, seg_costs, relevance, 0.0, rank=u.id) for u in seg.units]
+        # Nothing to cut: send the document verbatim, every unit kept (and credited with
+        # the segments it holds first).
+        ids = [u.id for u in seg.units]
+        _, pieces = render(seg, ids, separator, "document")
+        kept = selected_units(
+            seg,
+            pieces,
+            problem.unit_costs,
+            relevance,
+            kept=ids,
+            gains={},
+            ranks={u: u for u in ids},
+        )
         timings["total"] = total()
         return Context(
             text=doc.text,
             tokens_used=doc.document_tokens,
-            document_tokens=doc.document_tokens,
-            units=tuple(kept),
+            units=kept,
             excluded=(),
-            n_units=len(seg.units),
             reason="document fits the budget: sent whole and verbatim",
             timings_ms=timings,
             **common,
         )
 
-    problem = SelectionProblem(
-        unit_segments=tuple(u.segments for u in seg.units),
-        segment_costs=seg_costs,
-        features=features,
-        # Costs include one separator per segment, the last one too: it is not rendered, but
-        # ".\n" is often a single token, so counting it is what keeps repairs rare.
-        capacity=budget,
-        overlapping=seg.overlapping,
-    )
     t = time.perf_counter()
     selection = sel.select(problem)
     timings["select"] = _ms(t)
     t = time.perf_counter()
-    notes: list[str] = []
-    chosen = list(selection.order)
-    rendered, _ = _render(seg, chosen, None, separator, order)
-    used = tok.count(rendered)
-    while used > budget and chosen:
-        # BPE is not additive across joins: drop the selector's lowest-priority unit.
-        dropped = chosen.pop()
-        notes.append(f"dropped unit {dropped}: the joined text exceeded the budget")
-        rendered, _pieces = _render(seg, chosen, None, separator, order)
-        used = tok.count(rendered)
-
-    truncated: tuple[int, int] | None = None  # (unit id, characters kept)
-    if truncate and used < budget:
-        cand = _truncation_candidate(selection, chosen, problem)
-        if cand is not None:
-            truncated, rendered, used = _truncate_into(
-                seg, chosen, cand, separator, order, tok, budget, rendered, used
-            )
-            if truncated is not None:
-                notes.append(f"unit {cand} truncated to fit the budget")
+    out = fit_budget(
+        seg, selection, problem, tok, separator=separator, order=order, truncate=truncate
+    )
     timings["render"] = _ms(t)
-
-    gain_of = dict(zip(selection.order, selection.gains, strict=True))
-    rank_of = {u: k for k, u in enumerate(selection.order)}
-    kept_ids = sorted(set(chosen) | ({truncated[0]} if truncated else set()))
-    kept = []
-    for uid in kept_ids:
-        if truncated is not None and uid == truncated[0]:
-            kept.append(
-                _selected(
-                    seg,
-                    uid,
-                    seg_costs,
-                    relevance,
-                    0.0,
-                    rank=len(chosen),
-                    keep_chars=truncated[1],
-                    separator=separator,
-                )
-            )
-        else:
-            kept.append(_selected(seg, uid, seg_costs, relevance, gain_of[uid], rank=rank_of[uid]))
+    ranks = {u: k for k, u in enumerate(selection.order)}
+    kept_ids = list(out.chosen)
+    if out.truncated is not None:
+        kept_ids.append(out.truncated[0])
+        ranks[out.truncated[0]] = out.truncated[1]
+    units = selected_units(
+        seg,
+        out.pieces,
+        problem.unit_costs,
+        relevance,
+        kept=kept_ids,
+        gains=dict(zip(selection.order, selection.gains, strict=True)),
+        ranks=ranks,
+        truncated=out.truncated[0] if out.truncated is not None else None,
+    )
     kept_set = set(kept_ids)
-    reason = None
-    if not kept:
-        smallest = min(tok.count(u.text) for u in seg.units)
-        reason = (
-            f"no unit fits the budget: the smallest unit needs {smallest} tokens and the budget "
-            f"is {budget}; raise the budget, use a finer unitizer, or pass truncate=True to "
-            "cut a unit at a token boundary"
-        )
-    if selection.note:
-        notes.insert(0, selection.note)
+    notes = ([selection.note] if selection.note else []) + list(out.notes)
     timings["total"] = total()
     return Context(
-        text=rendered,
-        tokens_used=used,
-        document_tokens=doc.document_tokens,
-        units=tuple(kept),
+        text=out.text,
+        tokens_used=out.tokens,
+        units=units,
         excluded=tuple(u.id for u in seg.units if u.id not in kept_set),
-        n_units=len(seg.units),
-        reason=reason,
+        reason=None if units else _empty_reason(seg, tok, budget, truncate),
         notes=tuple(notes),
         timings_ms=timings,
         **common,
     )
 
 
-def _render(
-    seg: Segmentation,
-    chosen: Sequence[int],
-    partial: tuple[int, list[tuple[int, int]]] | None,
-    separator: str,
-    order: str,
-) -> tuple[str, list[tuple[int, int]]]:
-    """Join the segments covered by ``chosen`` (each once) with ``separator``.
-
-    ``partial`` adds the pieces of a truncated unit: (rank, spans).
-    """
-    first_rank: dict[int, int] = {}
-    for rank, u in enumerate(chosen):
-        for s in seg.units[u].segments:
-            first_rank.setdefault(s, rank)
-    pieces = [(first_rank[s], seg.segments[s].start, seg.segments[s].end) for s in first_rank]
-    if partial is not None:
-        rank, spans = partial
-        pieces += [(rank, a, b) for a, b in spans]
-    if order == "document":
-        pieces.sort(key=lambda p: (p[1], p[2]))
-    else:
-        pieces.sort(key=lambda p: (p[0], p[1]))
-    doc = seg.document
-    spans = [(a, b) for _, a, b in pieces]
-    return separator.join(doc[a:b] for a, b in spans), spans
-
-
-def _truncation_candidate(
-    selection: Selection, chosen: list[int], problem: SelectionProblem
-) -> int | None:
-    if selection.overflow is not None and selection.overflow not in chosen:
-        return selection.overflow
-    # Otherwise the most relevant unit not kept.
-    rest = [u for u in np.argsort(-problem.relevance, kind="stable") if int(u) not in chosen]
-    return int(rest[0]) if rest else None
-
-
-def _truncate_into(
-    seg: Segmentation,
-    chosen: list[int],
-    cand: int,
-    separator: str,
-    order: str,
-    tok: Tokenizer,
-    budget: int,
-    rendered: str,
-    used: int,
-) -> tuple[tuple[int, int] | None, str, int]:
-    covered = {s for u in chosen for s in seg.units[u].segments}
-    own = [s for s in seg.units[cand].segments if s not in covered]
-    if not own:
-        return None, rendered, used
-    unit_text = separator.join(seg.segments[s].text for s in own)
-    room = budget - used - (tok.count(separator) if chosen and separator else 0)
-    while room > 0:
-        prefix = tok.truncate(unit_text, room)
-        if not prefix.strip():
-            return None, rendered, used
-        spans = _prefix_spans(seg, own, len(prefix), len(separator))
-        text, _ = _render(seg, chosen, (len(chosen), spans), separator, order)
-        n = tok.count(text)
-        if n <= budget:
-            return (cand, len(prefix)), text, n
-        room -= max(n - budget, 1)
-    return None, rendered, used
-
-
-def _prefix_spans(
-    seg: Segmentation, segs: list[int], n_chars: int, sep_len: int
-) -> list[tuple[int, int]]:
-    spans = []
-    left = n_chars
-    for s in segs:
-        sg = seg.segments[s]
-        length = sg.end - sg.start
-        if left >= length:
-            spans.append((sg.start, sg.end))
-            left -= length + sep_len
-            if left <= 0:
-                break
-        else:
-            if left > 0:
-                spans.append((sg.start, sg.start + left))
-            break
-    return spans
-
-
-def _selected(
-    seg: Segmentation,
-    uid: int,
-    seg_costs: np.ndarray,
-    relevance: np.ndarray,
-    gain: float,
-    *,
-    rank: int,
-    keep_chars: int | None = None,
-    separator: str = "\n",
-) -> SelectedUnit:
-    unit = seg.units[uid]
-    spans = list(unit.spans)
-    truncated = keep_chars is not None
-    if keep_chars is not None:
-        spans = _prefix_spans(seg, list(unit.segments), keep_chars, len(separator))
-    doc = seg.document
-    return SelectedUnit(
-        id=uid,
-        spans=tuple(spans),
-        text=" ".join(doc[a:b] for a, b in spans),
-        tokens=int(seg_costs[list(unit.segments)].sum()),
-        relevance=round(float(relevance[uid]), 6),
-        gain=round(float(gain), 6),
-        rank=rank,
-        section=unit.section,
-        truncated=truncated,
+def _empty_reason(seg: Segmentation, tok: Tokenizer, budget: int, truncate: bool) -> str:
+    smallest = min(tok.count(u.text) for u in seg.units)
+    why = (
+        f"no unit fits the budget: the smallest unit needs {smallest} tokens and the budget "
+        f"is {budget}; "
+    )
+    if truncate:
+        # Said only when it is true: truncation was asked for and could not help.
+        return why + (
+            "truncate=True kept no part of a unit either (its first characters already need "
+            "more tokens than the budget); raise the budget or use a finer unitizer"
+        )
+    return why + (
+        "raise the budget, use a finer unitizer, or pass truncate=True to cut a unit at a "
+        "token boundary"
     )

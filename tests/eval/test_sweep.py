@@ -29,7 +29,6 @@ from budgetctx.eval import (
     run_sweep,
 )
 from budgetctx.eval.metrics import Rouge
-from budgetctx.router import document_stats
 
 SENTINEL = "zqxsentinelword"
 
@@ -173,7 +172,7 @@ def test_selector_specs() -> None:
 def test_document_stats_hand_case() -> None:
     text = "Heart failure admission. Heart failure diuresis. Knee pain. Diet."
     doc = prepare(text)
-    stats = document_stats(doc, budget=10).to_dict()
+    stats = doc.stats(10).to_dict()
     r = doc.features.relevance
     costs = [int(doc.segment_costs[list(u.segments)].sum()) for u in doc.segmentation.units]
     m = int(np.searchsorted(np.cumsum(costs), 10, side="right"))

@@ -12,21 +12,24 @@ from typer.testing import CliRunner
 
 from budgetctx import InvalidParameterError, build_context, prepare
 from budgetctx.cli import app
-from budgetctx.eval import SweepRow, SweepStore
-from budgetctx.router import (
-    BudgetRouter,
-    DocumentStats,
-    FeatureRouter,
+from budgetctx.eval import (
     Instance,
-    TreeModel,
+    SweepRow,
+    SweepStore,
     calibrate,
     calibrate_budget_router,
     calibrate_feature_router,
-    default_router,
-    document_stats,
     evaluate_router,
-    load_router,
     route_eval,
+)
+from budgetctx.router import (
+    STAT_NAMES,
+    BudgetRouter,
+    DocumentStats,
+    FeatureRouter,
+    TreeModel,
+    default_router,
+    load_router,
     save_router,
 )
 
@@ -217,7 +220,7 @@ def test_auto_selector_and_context_stats(sample_note: str) -> None:
     plain = build_context(sample_note, 300, selector="lead")
     assert plain.route is None
     assert 0.0 <= plain.stats["phi"] <= 1.0 and 0.0 <= plain.stats["rho"] <= 1.0
-    assert plain.stats == document_stats(prepare(sample_note), 300).to_dict()
+    assert plain.stats == prepare(sample_note).stats(300).to_dict()
     with pytest.raises(InvalidParameterError, match="tokenizer"):
         build_context(sample_note, 300, selector="auto", tokenizer="cl100k_base")
     with pytest.raises(InvalidParameterError, match="selector_options"):
@@ -251,3 +254,80 @@ def test_cli_calibrate_route_eval_and_select(tmp_path: Path, sample_note: str) -
     assert "routed" in result.stderr
     bad = runner.invoke(app, ["select", str(note), "-b", "200", "--router", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "No router config" in bad.stderr
+
+
+def _feature_config() -> dict[str, object]:
+    return {"version": 1, **default_router().to_config()}
+
+
+def _broken_configs() -> dict[str, str]:
+    """F3: each of these once hung or gave a raw traceback."""
+
+    def tree(**changes: object) -> str:
+        config = _feature_config()
+        config["tree"] = {
+            "feature": [0, -2, -2],
+            "threshold": [100.0, -2.0, -2.0],
+            "left": [1, -1, -1],
+            "right": [2, -1, -1],
+            "value": [[0.1, 0.2, 0.3]] * 3,
+            "n_samples": [10, 5, 5],
+            **changes,
+        }
+        return json.dumps(config)
+
+    cyclic = tree(feature=[0, 0, -2], left=[1, 0, -1], right=[2, 2, -1], threshold=[1.0, 1.0, -2.0])
+    return {
+        "cycle.json": cyclic,  # node 1's left child is the root: leaf() never returned
+        "self.json": tree(left=[0, -1, -1]),
+        "feature.json": tree(feature=[7, -2, -2]),
+        "negative_feature.json": tree(feature=[-3, -2, -2]),
+        "wide.json": tree(value=[[0.1, 0.2, 0.3, 0.4]] * 3),
+        "ragged.json": tree(value=[[0.1, 0.2, 0.3], [0.1], [0.1, 0.2, 0.3]]),
+        "short.json": tree(n_samples=[10]),
+        "nan.json": tree(threshold=[float("nan"), -2.0, -2.0]),
+        "inf.json": tree(threshold=[float("inf"), -2.0, -2.0]),
+        "strings.json": tree(left=["1", -1, -1]),
+        "empty.json": tree(feature=[], threshold=[], left=[], right=[], value=[], n_samples=[]),
+        "tree_list.json": json.dumps({**_feature_config(), "tree": [1, 2]}),
+        "selectors.json": json.dumps({**_feature_config(), "selectors": "lead"}),
+        "fallback.json": json.dumps({**_feature_config(), "fallback": 3}),
+        "b1.json": json.dumps(
+            {
+                "version": 1,
+                "kind": "budget",
+                "tokenizer": "o200k_base",
+                "b1": "x",
+                "b2": 5,
+                "selectors": ["lead", "mmr", "rcd"],
+            }
+        ),
+        "deep.json": "[" * 100_000 + "]" * 100_000,
+        "deep_object.json": '{"a":' * 100_000 + "1" + "}" * 100_000,
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_broken_configs()))
+def test_malformed_router_files_are_refused_on_load(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    path.write_text(_broken_configs()[name], encoding="utf-8")
+    with pytest.raises(InvalidParameterError, match="calibrate") as info:
+        load_router(path)
+    assert info.value.parameter == "router"
+
+
+def test_unreadable_router_files_are_refused(tmp_path: Path) -> None:
+    bad_utf8 = tmp_path / "latin1.json"
+    bad_utf8.write_bytes(b'{"kind": "budget", "tokenizer": "caf\xe9"}')
+    with pytest.raises(InvalidParameterError, match=r"not UTF-8.*offset 36"):
+        load_router(bad_utf8)
+    with pytest.raises(InvalidParameterError, match="is a directory"):
+        load_router(tmp_path)
+    with pytest.raises(InvalidParameterError, match="No router config"):
+        load_router(tmp_path / "missing.json")
+
+
+def test_the_bundled_router_loads_and_is_read_once() -> None:
+    config = _feature_config()
+    assert config["kind"] == "feature" and config["features"] == list(STAT_NAMES)
+    assert default_router() is default_router()

@@ -43,11 +43,11 @@ def test_each_name_builds_its_unitizer(name: str) -> None:
 @pytest.mark.parametrize(
     ("alias", "name"),
     [
-        ("hierarchical", "section"),
+        ("sections", "section"),
         ("sent", "sentence"),
-        ("sliding", "window"),
+        ("windows", "window"),
         ("SECTION", "section"),
-        ("Hierarchical", "section"),
+        ("Sections", "section"),
     ],
 )
 def test_aliases_and_case(alias: str, name: str) -> None:
@@ -69,7 +69,7 @@ def test_options_are_passed_to_the_factory() -> None:
     unitizer = get_unitizer("window", base_words=30)
     assert isinstance(unitizer, WindowUnitizer)
     assert unitizer.params()["base_words"] == 30
-    assert get_unitizer("sliding", overlap=0.0).params()["overlap"] == 0.0
+    assert get_unitizer("windows", overlap=0.0).params()["overlap"] == 0.0
     assert get_unitizer("cluster", threshold=0.2).params()["threshold"] == 0.2
     assert get_unitizer("section", max_words=None).params() == {"max_words": None}
 

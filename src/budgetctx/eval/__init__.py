@@ -7,8 +7,18 @@
 
 from __future__ import annotations
 
+from budgetctx.eval._calibrate import (
+    PAPER_SELECTORS,
+    Instance,
+    RouteEvalRow,
+    calibrate_budget_router,
+    calibrate_feature_router,
+    evaluate_router,
+    instances,
+)
 from budgetctx.eval._llm import FULL, GenerationConfig, document_token_counts
 from budgetctx.eval._oracle import OracleSelector
+from budgetctx.eval._route_eval import RouteEvalReport, calibrate, route_eval
 from budgetctx.eval._store import SweepRow, SweepStore
 from budgetctx.eval._sweep import (
     ORACLE,
@@ -56,6 +66,7 @@ from budgetctx.eval.report import (
 __all__ = [
     "FULL",
     "ORACLE",
+    "PAPER_SELECTORS",
     "PRF",
     "BERTScore",
     "BERTScoreBaseline",
@@ -65,11 +76,14 @@ __all__ = [
     "Example",
     "FetchReport",
     "GenerationConfig",
+    "Instance",
     "OracleSelector",
     "PairedBootstrap",
     "ReportFiles",
     "Rouge",
     "RougeScores",
+    "RouteEvalReport",
+    "RouteEvalRow",
     "SelectionInput",
     "SweepConfig",
     "SweepRow",
@@ -77,10 +91,15 @@ __all__ = [
     "SweepSummary",
     "assign_split",
     "bootstrap_ci",
+    "calibrate",
+    "calibrate_budget_router",
+    "calibrate_feature_router",
     "classification_report",
     "dataset_info",
     "document_token_counts",
+    "evaluate_router",
     "fetch_dataset",
+    "instances",
     "list_datasets",
     "load_dataset",
     "macro_f1",
@@ -90,6 +109,7 @@ __all__ = [
     "pareto_frontier",
     "parse_selector_spec",
     "resolve_data_dir",
+    "route_eval",
     "run_sweep",
     "summarize",
     "token_f1",

@@ -13,8 +13,6 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.linalg import solve_triangular
-from scipy.linalg.blas import dtrsv as _dtrsv
 
 from budgetctx._validation import Constraint, InstanceOf, Interval, Predicate, validate
 from budgetctx.representations import UnitFeatures
@@ -189,12 +187,16 @@ class LogDet:
         L = self.L
         rhs = self._fresh(done, m, e) - L[done:m, :done] @ new[:done]
         if m - done > 32:
+            from scipy.linalg import solve_triangular  # ~0.5 s to import: only when used
+
             new[done:] = solve_triangular(L[done:m, done:m], rhs, lower=True, check_finite=False)
         elif m > done:
             # Small systems (the usual case): BLAS directly, as scipy's solve_triangular
             # wrapper costs ~30 us a call, 10x the solve. Past ~32 rows its blocked LAPACK
             # solve wins, since dtrsv first copies the slice to Fortran order.
-            new[done:] = _dtrsv(L[done:m, done:m], rhs, lower=1)
+            from scipy.linalg.blas import dtrsv
+
+            new[done:] = dtrsv(L[done:m, done:m], rhs, lower=1)
         self._cache[e] = new
         return new
 

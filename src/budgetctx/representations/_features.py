@@ -14,17 +14,21 @@ submodular), while MMR redundancy and log-det compute exact similarities from X 
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse
 
 from budgetctx._errors import BudgetCtxWarning, InvalidParameterError
 from budgetctx.representations._base import Encoded, Matrix
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 __all__ = [
     "DENSE_LIMIT",
@@ -40,6 +44,19 @@ DENSE_LIMIT = 4096
 FloatArray = NDArray[np.float64]
 AnyFloatArray = NDArray[np.floating[Any]]
 IntArray = NDArray[np.int64]
+
+
+def _sparse() -> ModuleType:
+    # scipy.sparse takes a noticeable part of a second to import: only when a kernel needs it.
+    from scipy import sparse
+
+    return sparse  # type: ignore[no-any-return]  # scipy ships no type information
+
+
+def _issparse(x: Any) -> bool:
+    # A matrix cannot be a scipy.sparse one if scipy.sparse was never imported.
+    mod = sys.modules.get("scipy.sparse")
+    return mod is not None and bool(mod.issparse(x))
 
 
 class Kernel:
@@ -138,7 +155,9 @@ class DenseKernel(Kernel):
         mask = threshold <= self.G
         np.fill_diagonal(mask, False)
         r, c = np.nonzero(mask)
-        return sparse.coo_matrix((self.G[r, c].astype(np.float64), (r, c)), shape=(self.n, self.n))
+        return _sparse().coo_matrix(
+            (self.G[r, c].astype(np.float64), (r, c)), shape=(self.n, self.n)
+        )
 
 
 class SparseKernel(Kernel):
@@ -149,7 +168,7 @@ class SparseKernel(Kernel):
         self.n = X.shape[0]
         self.top_k = top_k
         self.S = _top_k_graph(X, top_k, block).tocsc()
-        self._postings = X.T.tocsr() if sparse.issparse(X) else None
+        self._postings = X.T.tocsr() if _issparse(X) else None
         self._cov_sums = np.asarray(self.S.sum(axis=0), dtype=np.float64).ravel()
 
     def _dot(self, rows: IntArray | slice, j: int) -> FloatArray:
@@ -170,7 +189,7 @@ class SparseKernel(Kernel):
         X = self.X
         if self.n < 2:
             return np.zeros(0)
-        prod = X[:-1].multiply(X[1:]) if sparse.issparse(X) else np.asarray(X[:-1]) * X[1:]
+        prod = X[:-1].multiply(X[1:]) if _issparse(X) else np.asarray(X[:-1]) * X[1:]
         return np.maximum(np.asarray(prod.sum(axis=1), dtype=np.float64).ravel(), 0.0)
 
     def coverage_column(self, j: int) -> tuple[IntArray | None, AnyFloatArray]:
@@ -188,13 +207,13 @@ class SparseKernel(Kernel):
 
     def gram_diag(self) -> FloatArray:
         X = self.X
-        sq = X.multiply(X).sum(axis=1) if sparse.issparse(X) else np.einsum("ij,ij->i", X, X)
+        sq = X.multiply(X).sum(axis=1) if _issparse(X) else np.einsum("ij,ij->i", X, X)
         return np.asarray(sq, dtype=np.float64).ravel()
 
     def pairs_above(self, threshold: float) -> sparse.coo_matrix:
         S = self.S.tocoo()
         keep = (S.data >= threshold) & (S.row != S.col)
-        return sparse.coo_matrix((S.data[keep], (S.row[keep], S.col[keep])), shape=S.shape)
+        return _sparse().coo_matrix((S.data[keep], (S.row[keep], S.col[keep])), shape=S.shape)
 
 
 def _top_k_graph(X: Matrix, k: int, block: int) -> sparse.csr_matrix:
@@ -203,7 +222,7 @@ def _top_k_graph(X: Matrix, k: int, block: int) -> sparse.csr_matrix:
     n = X.shape[0]
     k = min(k + 1, n)  # +1: a unit is its own nearest neighbour
     rows, cols, vals = [], [], []
-    if sparse.issparse(X):
+    if _issparse(X):
         XT = X.T.tocsr()
         for b in range(0, n, block):
             # Keep the k largest entries of each sparse row (argpartition per row: rows vary
@@ -234,7 +253,7 @@ def _top_k_graph(X: Matrix, k: int, block: int) -> sparse.csr_matrix:
             rows.append(r[keep])
             cols.append(idx[keep])
             vals.append(v[keep])
-    S = sparse.csr_matrix(
+    S = _sparse().csr_matrix(
         (np.concatenate(vals).astype(np.float64), (np.concatenate(rows), np.concatenate(cols))),
         shape=(n, n),
     )
@@ -294,8 +313,8 @@ class UnitFeatures:
 
 
 def _row_dot(X: Matrix, v: Matrix) -> FloatArray:
-    out = X @ (v.T if sparse.issparse(v) else np.asarray(v).ravel())
-    if sparse.issparse(out):
+    out = X @ (v.T if _issparse(v) else np.asarray(v).ravel())
+    if _issparse(out):
         out = out.toarray()
     return np.asarray(out, dtype=np.float64).ravel()
 
@@ -315,9 +334,7 @@ def build_features(
     r: FloatArray | None = None
     if encoded.query is not None:
         q = encoded.query
-        qnorm = (
-            float(np.sqrt(q.multiply(q).sum())) if sparse.issparse(q) else float(np.linalg.norm(q))
-        )
+        qnorm = float(np.sqrt(q.multiply(q).sum())) if _issparse(q) else float(np.linalg.norm(q))
         if qnorm > 0:
             r = _row_dot(X, q) / qnorm
             source = "query"
@@ -351,7 +368,7 @@ def build_features(
     kernel: Kernel
     if n <= dense_limit:
         G = X @ X.T
-        G = G.toarray() if sparse.issparse(G) else np.asarray(G)
+        G = G.toarray() if _issparse(G) else np.asarray(G)
         kernel = DenseKernel(G)
     else:
         kernel = SparseKernel(X, top_k=top_k)

@@ -5,16 +5,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from budgetctx._validation import (
     Boolean,
     Constraint,
-    InstanceOf,
     NoneOr,
     OneOf,
     Predicate,
@@ -22,7 +19,19 @@ from budgetctx._validation import (
 )
 from budgetctx.representations._base import Encoded
 
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
 __all__ = ["TfidfRepresentation"]
+
+
+def _is_tfidf_vectorizer(value: Any) -> bool:
+    # Imported here, not at module level: scikit-learn takes seconds to import, and only a
+    # caller who passes a fitted vectorizer needs the check.
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return isinstance(value, TfidfVectorizer)
+
 
 # Keeps clinical tokens whole: "b.i.d", "4.1", "120/80", "x-ray", "IL-6".
 _TOKEN_PATTERN = r"(?u)\b\w+(?:[./\-']\w+)*\b"
@@ -68,7 +77,7 @@ class TfidfRepresentation:
             convert=tuple,
         ),
         "vectorizer_": NoneOr(
-            InstanceOf(TfidfVectorizer, "a TfidfVectorizer"),
+            Predicate(_is_tfidf_vectorizer, "a TfidfVectorizer"),
             fix="leave it None and call fit(corpus) to fix the vocabulary.",
         ),
     }
@@ -89,6 +98,9 @@ class TfidfRepresentation:
         }
 
     def _new(self) -> TfidfVectorizer:
+        # scikit-learn takes seconds to import: only when a document is first encoded.
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         return TfidfVectorizer(
             stop_words=self.stop_words,
             sublinear_tf=self.sublinear_tf,
@@ -113,6 +125,8 @@ class TfidfRepresentation:
         return self
 
     def encode(self, texts: Sequence[str], *, query: str | None = None) -> Encoded:
+        from scipy import sparse
+
         n = len(texts)
         if n == 0:
             return Encoded(sparse.csr_matrix((0, 0)), None)

@@ -1,4 +1,7 @@
-"""Budget-aware routing (paper 3.5) and a document-feature router that goes beyond it.
+"""Run-time routing: the paper's budget router (3.5) and a router over route statistics.
+
+Calibrating routers and evaluating them on sweep runs is evaluation work: see
+``budgetctx.eval.calibrate`` and ``budgetctx.eval.route_eval``.
 
 >>> from budgetctx import build_context
 >>> ctx = build_context("Chest pain. Troponin negative. Discharged home.", 6, selector="auto")
@@ -8,52 +11,34 @@ True
 
 from __future__ import annotations
 
+from budgetctx.context import DocumentStats, RouteDecision
 from budgetctx.router._budget import BudgetRouter
-from budgetctx.router._calibrate import (
-    Instance,
-    RouteEvalRow,
-    calibrate_budget_router,
-    calibrate_feature_router,
-    evaluate_router,
-    instances,
-)
 from budgetctx.router._config import (
     CONFIG_VERSION,
-    Router,
     check_tokenizer,
     default_router,
     load_router,
     router_from_config,
     save_router,
 )
-from budgetctx.router._decision import RouteDecision
 from budgetctx.router._feature import FeatureRouter
-from budgetctx.router._run import RouteEvalReport, calibrate, route_eval
-from budgetctx.router._stats import FEATURE_NAMES, DocumentStats, document_stats
+from budgetctx.router._protocol import Router
+from budgetctx.router._stats import STAT_NAMES, document_stats
 from budgetctx.router._tree import TreeModel
 
 __all__ = [
     "CONFIG_VERSION",
-    "FEATURE_NAMES",
+    "STAT_NAMES",
     "BudgetRouter",
     "DocumentStats",
     "FeatureRouter",
-    "Instance",
     "RouteDecision",
-    "RouteEvalReport",
-    "RouteEvalRow",
     "Router",
     "TreeModel",
-    "calibrate",
-    "calibrate_budget_router",
-    "calibrate_feature_router",
     "check_tokenizer",
     "default_router",
     "document_stats",
-    "evaluate_router",
-    "instances",
     "load_router",
-    "route_eval",
     "router_from_config",
     "save_router",
 ]

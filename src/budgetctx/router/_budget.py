@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError
-from budgetctx.router._decision import RouteDecision
-from budgetctx.router._stats import DocumentStats
+from budgetctx.context import DocumentStats, RouteDecision
 
 __all__ = ["BudgetRouter"]
 
@@ -35,13 +34,14 @@ class BudgetRouter:
     kind = "budget"
 
     def __post_init__(self) -> None:
+        # NaN fails every comparison, so it is refused here too.
         if not (0 <= self.b1 <= self.b2):
             raise InvalidParameterError(
                 f"Thresholds must satisfy 0 <= b1 <= b2, got b1={self.b1}, b2={self.b2}.",
                 parameter="b1",
                 value=(self.b1, self.b2),
             )
-        if len(self.selectors) != 3:
+        if len(self.selectors) != 3 or not all(isinstance(s, str) and s for s in self.selectors):
             raise InvalidParameterError(
                 f"A budget router needs 3 selectors (low, mid, high), got {self.selectors!r}.",
                 parameter="selectors",
@@ -71,11 +71,14 @@ class BudgetRouter:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> BudgetRouter:
+        selectors = config["selectors"]
+        if not isinstance(selectors, list):
+            raise ValueError(f"selectors must be a list of 3 names, got {type(selectors).__name__}")
         return cls(
             b1=_threshold(config["b1"]),
             b2=_threshold(config["b2"]),
-            selectors=tuple(config["selectors"]),
-            tokenizer=str(config["tokenizer"]),
+            selectors=tuple(selectors),
+            tokenizer=_name(config["tokenizer"], "tokenizer"),
             provenance=dict(config.get("provenance", {})),
         )
 
@@ -89,4 +92,14 @@ def _json_threshold(x: float) -> float | str:
 
 
 def _threshold(x: Any) -> float:
-    return math.inf if x in ("inf", None) else float(x)
+    if x in ("inf", None):
+        return math.inf
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        raise ValueError(f"a threshold must be a number or 'inf', got {x!r:.40}")
+    return float(x)
+
+
+def _name(x: Any, what: str) -> str:
+    if not isinstance(x, str) or not x:
+        raise ValueError(f"{what} must be a non-empty string, got {x!r:.40}")
+    return x

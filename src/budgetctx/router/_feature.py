@@ -1,16 +1,22 @@
-"""A router that reads the document, not just the budget (beyond the paper)."""
+"""A router that reads the document's route statistics, not just the budget (beyond the paper).
+
+Its kind is ``"feature"`` in router configs (the name configs and reports have always used);
+what it reads are the route statistics of :data:`STAT_NAMES`, not the units' features.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from budgetctx.router._budget import BudgetRouter
-from budgetctx.router._decision import RouteDecision
-from budgetctx.router._stats import FEATURE_NAMES, DocumentStats
+from budgetctx._errors import InvalidParameterError
+from budgetctx.context import DocumentStats, RouteDecision
+from budgetctx.router._budget import BudgetRouter, _name
+from budgetctx.router._stats import STAT_NAMES
 from budgetctx.router._tree import TreeModel
 
 __all__ = ["FeatureRouter"]
@@ -64,7 +70,8 @@ class FeatureRouter:
         return {
             "kind": "feature",
             "tokenizer": self.tokenizer,
-            "features": list(FEATURE_NAMES),
+            # "features" is the key configs have always used; it lists route statistics.
+            "features": list(STAT_NAMES),
             "selectors": list(self.selectors),
             "min_gain": self.min_gain,
             "tree": self.tree.to_dict(),
@@ -72,15 +79,47 @@ class FeatureRouter:
             "provenance": dict(self.provenance),
         }
 
+    def __post_init__(self) -> None:
+        if not self.selectors or not all(isinstance(s, str) and s for s in self.selectors):
+            raise InvalidParameterError(
+                f"A feature router needs a non-empty list of selector names, got "
+                f"{list(self.selectors)!r:.80}.",
+                parameter="selectors",
+                value=len(self.selectors),
+            )
+        if self.tree.n_outputs != len(self.selectors):
+            raise InvalidParameterError(
+                f"The tree predicts {self.tree.n_outputs} scores per leaf but the router has "
+                f"{len(self.selectors)} selectors; give one score per selector.",
+                parameter="tree",
+                value=self.tree.n_outputs,
+            )
+        if math.isnan(self.min_gain):
+            raise InvalidParameterError(
+                "min_gain must be a number, got nan; e.g. min_gain=0.005.",
+                parameter="min_gain",
+                value=self.min_gain,
+            )
+
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> FeatureRouter:
-        if tuple(config.get("features", FEATURE_NAMES)) != FEATURE_NAMES:
-            raise ValueError(f"features must be {list(FEATURE_NAMES)}")
+        names = config.get("features", list(STAT_NAMES))
+        if not isinstance(names, list) or tuple(names) != STAT_NAMES:
+            raise ValueError(f"features must be {list(STAT_NAMES)}")
+        selectors = config["selectors"]
+        if not isinstance(selectors, list):
+            raise ValueError(f"selectors must be a list, got {type(selectors).__name__}")
+        min_gain = config.get("min_gain", 0.005)
+        if isinstance(min_gain, bool) or not isinstance(min_gain, int | float):
+            raise ValueError(f"min_gain must be a number, got {min_gain!r:.40}")
+        fallback = config["fallback"]
+        if not isinstance(fallback, Mapping):
+            raise ValueError(f"fallback must be an object, got {type(fallback).__name__}")
         return cls(
-            tree=TreeModel.from_dict(config["tree"]),
-            selectors=tuple(config["selectors"]),
-            fallback=BudgetRouter.from_config(config["fallback"]),
-            min_gain=float(config.get("min_gain", 0.005)),
-            tokenizer=str(config["tokenizer"]),
+            tree=TreeModel.from_dict(config["tree"], n_inputs=len(STAT_NAMES)),
+            selectors=tuple(selectors),
+            fallback=BudgetRouter.from_config(fallback),
+            min_gain=float(min_gain),
+            tokenizer=_name(config["tokenizer"], "tokenizer"),
             provenance=dict(config.get("provenance", {})),
         )

@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.sparse.csgraph import connected_components
 
 from budgetctx._validation import Constraint, Interval, validate_fields
 from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
@@ -50,6 +49,8 @@ class GraphClusterSelector:
         tracker = problem.tracker()
         if n == 0:
             return Selection((), ())
+        from scipy.sparse.csgraph import connected_components  # heavy: imported when used
+
         graph = problem.features.kernel.pairs_above(self.threshold)
         n_comp, labels = connected_components(graph, directed=False)
         score = np.bincount(labels, weights=r, minlength=n_comp)

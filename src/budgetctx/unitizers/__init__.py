@@ -22,8 +22,8 @@ from budgetctx.unitizers._sentence import SectionUnitizer, SentenceUnitizer
 from budgetctx.unitizers._window import WindowUnitizer
 
 register_unitizer("sentence", SentenceUnitizer, aliases=("sent",))
-register_unitizer("section", SectionUnitizer, aliases=("hierarchical",))
-register_unitizer("window", WindowUnitizer, aliases=("sliding",))
+register_unitizer("section", SectionUnitizer, aliases=("sections",))
+register_unitizer("window", WindowUnitizer, aliases=("windows",))
 register_unitizer("cluster", ClusterUnitizer)
 
 __all__ = [

@@ -8,9 +8,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from budgetctx._validation import Constraint, Interval, NoneOr, validate_fields
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
@@ -84,6 +81,12 @@ class ClusterUnitizer:
         return Segmentation(text, segments, units, self.name)
 
     def _components(self, texts: list[str]) -> list[list[int]]:
+        # Imported here: scikit-learn and scipy take seconds to import, and most calls
+        # never cluster.
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         n = len(texts)
         try:
             X = TfidfVectorizer(sublinear_tf=True, stop_words="english").fit_transform(texts)

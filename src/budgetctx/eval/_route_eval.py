@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from budgetctx._errors import InvalidParameterError
-from budgetctx.router._calibrate import (
+from budgetctx.eval._calibrate import (
     PAPER_SELECTORS,
     Instance,
     RouteEvalRow,
@@ -18,7 +18,7 @@ from budgetctx.router._calibrate import (
     evaluate_router,
     instances,
 )
-from budgetctx.router._config import Router, save_router
+from budgetctx.router import BudgetRouter, FeatureRouter, Router, save_router
 
 __all__ = ["RouteEvalReport", "calibrate", "route_eval"]
 
@@ -34,7 +34,7 @@ def _load(
     split: str,
     datasets: Sequence[str] | None,
 ) -> tuple[list[Instance], str]:
-    from budgetctx.eval import SweepStore
+    from budgetctx.eval._store import SweepStore
 
     path = Path(run_dir) / SweepStore.FILENAME
     if not path.is_file():
@@ -67,7 +67,7 @@ def _fit(
     metric: str,
     provenance: Mapping[str, Any],
     **options: Any,
-) -> Router:
+) -> BudgetRouter | FeatureRouter:
     if kind == "budget":
         return calibrate_budget_router(
             insts, metric=metric, tokenizer=tokenizer, provenance=provenance, **options
@@ -91,7 +91,7 @@ def calibrate(
     datasets: Sequence[str] | None = None,
     out: str | Path | None = None,
     **options: Any,
-) -> Router:
+) -> BudgetRouter | FeatureRouter:
     """Fit a router on the *validation* rows of a sweep run (never its test rows)."""
     insts, tokenizer = _load(
         run_dir,

@@ -15,16 +15,15 @@ from numpy.typing import NDArray
 
 from budgetctx._errors import InvalidParameterError
 from budgetctx._version import __version__
-from budgetctx.router._budget import BudgetRouter
-from budgetctx.router._config import Router
-from budgetctx.router._feature import FeatureRouter
-from budgetctx.router._stats import DocumentStats
-from budgetctx.router._tree import TreeModel
+from budgetctx.context import DocumentStats
+from budgetctx.router import BudgetRouter, FeatureRouter, Router, TreeModel
 
 if TYPE_CHECKING:
-    from budgetctx.eval import SweepRow
+    from budgetctx.eval._store import SweepRow
 
 __all__ = [
+    "PAPER_SELECTORS",
+    "Instance",
     "RouteEvalRow",
     "calibrate_budget_router",
     "calibrate_feature_router",

@@ -1,0 +1,145 @@
+"""The package's layering, read from the source with ``ast``: every import counts, those under
+``if TYPE_CHECKING:`` and those inside functions included."""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import budgetctx
+
+PACKAGE = Path(budgetctx.__file__).resolve().parent
+ROOT = PACKAGE.parent
+
+#: The run-time core: nothing in it may depend on evaluation, generation, the pipeline or CLI.
+CORE = ("router", "selectors", "objectives", "representations", "unitizers", "tokenizers")
+FORBIDDEN = ("budgetctx.eval", "budgetctx.generate", "budgetctx.pipeline", "budgetctx.cli")
+
+#: Import cycles still present, each with why. Being broken on branch evalcli (eval/_llm.py
+#: imports eval/_sweep.py for its scorer and _sweep.py imports _llm.py for LLM sweeps).
+KNOWN_CYCLES: set[frozenset[str]] = {
+    frozenset({"budgetctx.eval._llm", "budgetctx.eval._sweep"}),  # broken on branch evalcli
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+@cache
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imported(name: str, path: Path) -> set[str]:
+    """Every budgetctx module ``name`` imports (``from pkg import mod`` counts ``pkg.mod``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    modules = _modules()
+    return {m for m in found if m in modules and m != name}
+
+
+@cache
+def _graph() -> dict[str, frozenset[str]]:
+    return {name: frozenset(_imported(name, path)) for name, path in _modules().items()}
+
+
+def _cycles(graph: dict[str, frozenset[str]]) -> list[frozenset[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[frozenset[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    out.append(frozenset(component))
+    return out
+
+
+def test_the_parser_sees_every_kind_of_import() -> None:
+    graph = _graph()
+    # a function-local import (cli imports eval inside its commands)
+    assert "budgetctx.eval" in graph["budgetctx.cli"]
+    # a type-only import (under `if TYPE_CHECKING:`)
+    assert "budgetctx.eval._store" in graph["budgetctx.eval._calibrate"]
+    # relative and absolute imports of private modules
+    assert "budgetctx.router._budget" in graph["budgetctx.router"]
+    assert len(graph) > 50
+
+
+@pytest.mark.parametrize("layer", CORE)
+def test_core_does_not_import_eval_generate_pipeline_or_cli(layer: str) -> None:
+    prefix = f"budgetctx.{layer}"
+    bad = {
+        (name, target)
+        for name, targets in _graph().items()
+        if name == prefix or name.startswith(prefix + ".")
+        for target in targets
+        if any(target == f or target.startswith(f + ".") for f in FORBIDDEN)
+    }
+    assert not bad, f"{layer} imports upward: {sorted(bad)}"
+
+
+def test_result_objects_import_no_machinery() -> None:
+    """context.py holds results (Context, RouteDecision): reading one imports nothing else."""
+    assert _graph()["budgetctx.context"] <= {"budgetctx._errors"}
+
+
+def test_no_import_cycles_but_the_known_ones() -> None:
+    found = set(_cycles(dict(_graph())))
+    new = found - KNOWN_CYCLES
+    assert not new, f"import cycles: {[sorted(c) for c in new]}"
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"}), "d": frozenset()}
+    assert _cycles(graph) == [frozenset({"a", "b", "c"})]

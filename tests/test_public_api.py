@@ -1,0 +1,96 @@
+"""The public surface of ``budgetctx``, pinned: adding or removing a name is a decision."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import budgetctx
+
+PUBLIC = [
+    "BudgetCtxError",
+    "BudgetCtxWarning",
+    "Context",
+    "ContextLengthError",
+    "DatasetError",
+    "DocumentStats",
+    "GenerationError",
+    "InputError",
+    "InvalidParameterError",
+    "PreparedDocument",
+    "Representation",
+    "RouteDecision",
+    "Router",
+    "Segmentation",
+    "SelectedUnit",
+    "Selection",
+    "SelectionProblem",
+    "Selector",
+    "Tokenizer",
+    "TokenizerError",
+    "Unit",
+    "UnitFeatures",
+    "Unitizer",
+    "UnknownComponentError",
+    "__version__",
+    "build_context",
+    "default_router",
+    "get_representation",
+    "get_selector",
+    "get_tokenizer",
+    "get_unitizer",
+    "list_representations",
+    "list_selectors",
+    "list_tokenizers",
+    "list_unitizers",
+    "load_router",
+    "prepare",
+]
+
+#: Heavy or optional libraries that ``import budgetctx`` must not load: they cost seconds
+#: (scikit-learn, scipy) or belong to extras (the rest), and are imported when first used.
+HEAVY = ("sklearn", "scipy", "torch", "openai", "sentence_transformers", "fastapi", "pandas")
+
+
+def test_all_is_pinned() -> None:
+    assert budgetctx.__all__ == PUBLIC
+
+
+def test_every_public_name_exists() -> None:
+    missing = [name for name in budgetctx.__all__ if not hasattr(budgetctx, name)]
+    assert not missing
+
+
+def test_import_loads_no_heavy_library() -> None:
+    code = (
+        "import json, sys; import budgetctx; "
+        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert json.loads(out.stdout) == []
+
+
+def test_a_context_loads_no_optional_library() -> None:
+    # The default pipeline may import scipy/scikit-learn on first use, never the extras.
+    code = (
+        "import json, sys, budgetctx; "
+        "budgetctx.build_context('Chest pain. Troponin negative. Discharged home.', 5); "
+        "extras = ('torch', 'openai', 'sentence_transformers', 'fastapi'); "
+        "print(json.dumps(sorted(m for m in extras if m in sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert json.loads(out.stdout) == []
+
+
+def test_no_unitizer_name_shadows_a_selector_name() -> None:
+    """'hierarchical' and 'sliding' were unitizer aliases and selector names at once."""
+    for name in budgetctx.list_selectors():
+        with pytest.raises(budgetctx.UnknownComponentError):
+            budgetctx.get_unitizer(name)
