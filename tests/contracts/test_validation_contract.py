@@ -68,8 +68,18 @@ def _factory(kind: str, name: str) -> Callable[..., Any]:
     return registry._factories[registry.canonical(name)]
 
 
+def _type_only_names() -> dict[str, Any]:
+    # Names that components import only for type checking (scikit-learn is imported lazily to
+    # keep `import budgetctx` fast) must be supplied to evaluate their annotations here.
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return {"TfidfVectorizer": TfidfVectorizer}
+
+
 def _options(kind: str, name: str) -> list[inspect.Parameter]:
-    params = inspect.signature(_factory(kind, name), eval_str=True).parameters.values()
+    params = inspect.signature(
+        _factory(kind, name), eval_str=True, locals=_type_only_names()
+    ).parameters.values()
     return [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
