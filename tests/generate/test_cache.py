@@ -433,3 +433,14 @@ def test_cached_generator_arguments_are_checked(tmp_path: Path) -> None:
         CachedGenerator(object(), tmp_path / "c.sqlite")  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="'cache' parameter of CachedGenerator"):
         CachedGenerator(CountingGenerator(), 3)  # type: ignore[arg-type]
+
+
+def test_a_key_file_that_cannot_be_written_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("budgetctx.generate._cache.os.open", refuse)
+    with pytest.raises(InvalidParameterError, match=r"Cannot create the key file .*folder you can"):
+        ResponseCache(tmp_path / "c.sqlite")

@@ -108,6 +108,14 @@ def _new_secret(key_path: Path) -> bytes:
         fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:  # left by a cache file that was deleted: still ours to use
         return _read_secret(key_path)
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"Cannot create the key file {str(key_path)!r} of the response cache "
+            f"({type(exc).__name__}: {exc.strerror}). Pass a cache path in a folder you can "
+            "write to.",
+            parameter="path",
+            value=str(key_path),
+        ) from None
     with os.fdopen(fd, "w", encoding="ascii") as f:
         f.write(secret.hex() + "\n")
     return secret
