@@ -208,11 +208,13 @@ class PromptTemplate:
             user = self.user.format(context=context, question=query)
         elif has_query:
             if not self.user_with_query:
+                # the query is described, not quoted: it is the user's text
                 raise InvalidParameterError(
-                    f"The prompt {self.id!r} does not take a query (got {query!r}). Use a "
-                    "query-focused prompt such as 'report-summary', or drop the query.",
+                    f"The prompt {self.id!r} does not take a query (got one of {len(query)} "
+                    "characters). Use a query-focused prompt such as 'report-summary', or drop "
+                    "the query.",
                     parameter="query",
-                    value=query,
+                    value=f"{len(query)} characters",
                 )
             user = self.user_with_query.format(context=context, question=query)
         else:
