@@ -209,12 +209,12 @@ class PromptTemplate:
         elif has_query:
             if not self.user_with_query:
                 # the query is described, not quoted: it is the user's text
+                n = len(query or "")
                 raise InvalidParameterError(
-                    f"The prompt {self.id!r} does not take a query (got one of {len(query)} "
-                    "characters). Use a query-focused prompt such as 'report-summary', or drop "
-                    "the query.",
+                    f"The prompt {self.id!r} does not take a query (got one of {n} characters). "
+                    "Use a query-focused prompt such as 'report-summary', or drop the query.",
                     parameter="query",
-                    value=f"{len(query)} characters",
+                    value=f"{n} characters",
                 )
             user = self.user_with_query.format(context=context, question=query)
         else:
