@@ -36,6 +36,11 @@ class Fault:
     """What to answer to one request instead of the normal reply.
 
     ``body=None`` means the normal reply (after ``delay``); ``usage=False`` leaves usage out.
+    ``reason`` replaces the HTTP reason phrase; ``bad_header`` adds a header line that is not
+    ``name: value`` (the client's HTTP parser rejects the response). In ``body``, ``reason``
+    and ``bad_header`` the text ``{prompt}`` is replaced by the last user message and ``{tail}``
+    by that message without its first word, as a server that echoes its input (or a fragment
+    of it) would.
     """
 
     status: int = 200
@@ -44,6 +49,8 @@ class Fault:
     delay: float = 0.0
     usage: bool = True
     content_type: str = "application/json"
+    reason: str | None = None
+    bad_header: str | None = None
 
     @classmethod
     def rate_limited(cls, **headers: str) -> Fault:
@@ -114,10 +121,27 @@ class _Handler(BaseHTTPRequestHandler):
                 owner._closing.wait(delay)
             if not _is_chat_path(split.path):
                 self._send(404, json.dumps({"error": {"message": "not found"}}).encode())
-            elif fault.body is not None:
-                self._send(fault.status, fault.body, fault.headers, fault.content_type)
             else:
-                self._send(200, _completion(body, usage=fault.usage), fault.headers)
+                echo = reply_for(body.get("messages", []) if isinstance(body, dict) else [])
+                prompt = echo.removeprefix("echo: ")
+                tail = prompt.partition(" ")[2]
+
+                def fill(text: str) -> str:
+                    return text.replace("{prompt}", prompt).replace("{tail}", tail)
+
+                payload = (
+                    fill(fault.body.decode()).encode()
+                    if fault.body is not None
+                    else _completion(body, usage=fault.usage)
+                )
+                self._send(
+                    fault.status if fault.body is not None else 200,
+                    payload,
+                    fault.headers,
+                    fault.content_type,
+                    reason=fill(fault.reason) if fault.reason else None,
+                    bad_header=fill(fault.bad_header) if fault.bad_header else None,
+                )
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout test); nothing to answer
         finally:
@@ -129,9 +153,15 @@ class _Handler(BaseHTTPRequestHandler):
         payload: bytes,
         headers: dict[str, str] | None = None,
         content_type: str = "application/json",
+        *,
+        reason: str | None = None,
+        bad_header: str | None = None,
     ) -> None:
-        self.send_response(status)
+        self.send_response(status, reason)
         self.send_header("Content-Type", content_type)
+        if bad_header is not None:
+            # a space in a header name makes the line illegal for h11
+            self.send_header(bad_header, "x")
         self.send_header("Content-Length", str(len(payload)))
         self.send_header("x-request-id", "req_test_123")
         for name, value in (headers or {}).items():

@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -8,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from budgetctx._errors import GenerationError, InvalidParameterError
+from budgetctx._errors import BudgetCtxWarning, GenerationError, InvalidParameterError
 from budgetctx.generate import Generation, Generator, Message, Usage, request_key
 from budgetctx.generate._cache import CachedGenerator, ResponseCache
 
@@ -279,3 +284,163 @@ def test_threads_hammering_one_cache(tmp_path: Path) -> None:
     assert calls + hits == total
     assert inner.prompts_seen == calls
     assert 80 <= calls < total
+
+
+# --- the cache key is an HMAC under a per-cache secret ------------------------------------------
+
+
+def _stored_keys(path: Path) -> list[str]:
+    with sqlite3.connect(path) as conn:
+        return [k for (k,) in conn.execute("SELECT key FROM responses ORDER BY key")]
+
+
+def test_stored_key_is_an_hmac_not_the_request_key(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    key = request_key("m", _prompt(SECRET), {})
+    with ResponseCache(path) as cache:
+        cache.put(key, Generation("v", Usage(1, 1), 5.0, "m"))
+        assert cache.get(key) is not None  # same request -> same row within a cache
+        assert cache.key_path == tmp_path / "c.sqlite.key"
+    secret = bytes.fromhex(cache.key_path.read_text().strip())
+    assert len(secret) == 32
+    expected = hmac.new(secret, key.encode(), hashlib.sha256).hexdigest()
+    assert _stored_keys(path) == [expected]
+    # a reader of the file alone cannot test a guessed prompt: the plain digest is not there
+    assert key.encode() not in _db_bytes(path)
+    assert secret.hex().encode() not in _db_bytes(path)
+    with sqlite3.connect(path) as conn:
+        meta = dict(conn.execute("SELECT name, value FROM cache_meta"))
+    assert meta["format"] == "2" and len(meta["key_check"]) == 16
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_key_file_is_private(tmp_path: Path) -> None:
+    with ResponseCache(tmp_path / "c.sqlite") as cache:
+        pass
+    assert stat.S_IMODE(cache.key_path.stat().st_mode) == 0o600
+
+
+def test_two_caches_key_the_same_request_differently(tmp_path: Path) -> None:
+    key = request_key("m", _prompt("same"), {})
+    for name in ("a.sqlite", "b.sqlite"):
+        with ResponseCache(tmp_path / name) as cache:
+            cache.put(key, Generation("v", Usage(1, 1), 5.0, "m"))
+    assert _stored_keys(tmp_path / "a.sqlite") != _stored_keys(tmp_path / "b.sqlite")
+
+
+def test_reopening_finds_rows_with_the_same_secret(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    key = request_key("m", _prompt("x"), {})
+    with ResponseCache(path) as cache:
+        cache.put(key, Generation("v", Usage(1, 1), 5.0, "m"))
+    with ResponseCache(path) as cache:
+        hit = cache.get(key)
+    assert hit is not None and hit.text == "v"
+
+
+def _first_format_cache(path: Path, keys: list[str]) -> None:
+    """A cache as budgetctx wrote it before the HMAC: plain request keys, no cache_meta."""
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "CREATE TABLE responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+            "response TEXT NOT NULL, created TEXT NOT NULL, prompt TEXT)"
+        )
+        for i, key in enumerate(keys):
+            response = Generation(f"old reply {i}", Usage(2, 3), 7.0, "m").to_dict()
+            del response["cached"]
+            conn.execute(
+                "INSERT INTO responses VALUES (?, ?, ?, ?, NULL)",
+                (key, "m", json.dumps(response), "2026-01-01T00:00:00+00:00"),
+            )
+    conn.close()
+
+
+def test_first_format_cache_is_migrated_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    keys = [request_key("m", _prompt(f"old {i}"), {}) for i in range(20)]
+    _first_format_cache(path, keys)
+    assert keys[0].encode() in _db_bytes(path)  # the leak the migration removes
+    with ResponseCache(path) as cache:
+        assert len(cache) == 20
+        hits = [cache.get(k) for k in keys]
+    assert [h.text if h else None for h in hits] == [f"old reply {i}" for i in range(20)]
+    assert all(h is not None and h.cached for h in hits)
+    data = _db_bytes(path)
+    assert not any(k.encode() in data for k in keys)  # overwritten, not only unlinked
+    assert set(_stored_keys(path)).isdisjoint(keys)
+    with ResponseCache(path) as cache:  # and it opens again as a current cache
+        assert cache.get(keys[3]) is not None
+
+
+def test_missing_or_foreign_key_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    key = request_key("m", _prompt("x"), {})
+    with ResponseCache(path) as cache:
+        cache.put(key, Generation("v", Usage(1, 1), 5.0, "m"))
+    with ResponseCache(tmp_path / "other.sqlite"):
+        pass
+    own = cache.key_path.read_bytes()
+    cache.key_path.unlink()
+    (tmp_path / "other.sqlite.key").rename(cache.key_path)
+    with pytest.raises(InvalidParameterError, match="does not belong"):
+        ResponseCache(path)
+    cache.key_path.unlink()
+    with pytest.raises(InvalidParameterError, match=r"holds 1 replies .* missing\. Restore"):
+        ResponseCache(path)
+    cache.key_path.write_bytes(b"not hex")
+    cache.key_path.chmod(0o600)
+    with pytest.raises(InvalidParameterError, match="cannot be read"):
+        ResponseCache(path)
+    cache.key_path.write_bytes(own)
+    with ResponseCache(path) as again:
+        assert again.get(key) is not None
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
+def test_a_key_file_others_can_read_is_warned_about(tmp_path: Path) -> None:
+    with ResponseCache(tmp_path / "c.sqlite") as cache:
+        pass
+    cache.key_path.chmod(0o644)
+    with pytest.warns(BudgetCtxWarning, match="chmod 600"), ResponseCache(tmp_path / "c.sqlite"):
+        pass
+
+
+def test_an_empty_cache_without_its_key_gets_a_new_one(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    with ResponseCache(path) as cache:
+        pass
+    cache.key_path.unlink()
+    with ResponseCache(path) as cache:
+        cache.put("k", Generation("v", Usage(1, 1), 5.0, "m"))
+    with ResponseCache(path) as cache:
+        assert cache.get("k") is not None
+
+
+@pytest.mark.parametrize(
+    ("options", "parameter"), [({"path": 3}, "path"), ({"store_prompts": "yes"}, "store_prompts")]
+)
+def test_bad_cache_arguments(tmp_path: Path, options: dict[str, Any], parameter: str) -> None:
+    options = {"path": tmp_path / "c.sqlite", **options}
+    with pytest.raises(InvalidParameterError) as info:
+        ResponseCache(**options)
+    assert info.value.parameter == parameter
+    assert str(info.value).startswith(f"The {parameter!r} parameter of ResponseCache must be")
+    assert not (tmp_path / "c.sqlite").exists()
+
+
+def test_cached_generator_arguments_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(InvalidParameterError, match="'inner' parameter of CachedGenerator"):
+        CachedGenerator(object(), tmp_path / "c.sqlite")  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="'cache' parameter of CachedGenerator"):
+        CachedGenerator(CountingGenerator(), 3)  # type: ignore[arg-type]
+
+
+def test_a_key_file_that_cannot_be_written_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("budgetctx.generate._cache.os.open", refuse)
+    with pytest.raises(InvalidParameterError, match=r"Cannot create the key file .*folder you can"):
+        ResponseCache(tmp_path / "c.sqlite")

@@ -85,7 +85,7 @@ def test_call_cost_eq1_hand_computed() -> None:
 
 @pytest.mark.parametrize(("b", "s"), [(-1, 0), (0, -5), (True, 0), ("5", 0), (float("nan"), 0)])
 def test_call_cost_rejects_bad_counts(b: object, s: object) -> None:
-    with pytest.raises(InvalidParameterError, match="must be a number >= 0"):
+    with pytest.raises(InvalidParameterError, match="parameter of call_cost must be a float >= 0"):
         call_cost(GPT4O, b, s)  # type: ignore[arg-type]
 
 
@@ -195,6 +195,7 @@ def test_report_validation(kwargs: dict[str, object], parameter: str) -> None:
     with pytest.raises(InvalidParameterError) as info:
         cost_report(**{**base, **kwargs})  # type: ignore[arg-type]
     assert info.value.parameter == parameter
+    assert str(info.value).startswith(f"The {parameter!r} parameter of cost_report must be")
 
 
 def test_override_file_replaces_and_extends(tmp_path: Path) -> None:
@@ -256,8 +257,10 @@ def test_missing_price_file(tmp_path: Path) -> None:
 
 
 def test_price_validation_and_to_dict() -> None:
-    with pytest.raises(InvalidParameterError, match="output_per_mtok"):
+    with pytest.raises(InvalidParameterError, match="'output_per_mtok' parameter of Price"):
         Price("m", 1.0, float("inf"), "", "")
+    with pytest.raises(InvalidParameterError, match="'date' parameter of Price"):
+        Price("m", 1.0, 2.0, None, "")  # type: ignore[arg-type]
     p = Price("m", 1, 2, "2026-11-22", "s")
     assert isinstance(p.input_per_mtok, float)
     assert p.to_dict() == {

@@ -48,12 +48,17 @@ def test_name_and_repr() -> None:
         ({"max_tokens": True}, "max_tokens"),
         ({"max_tokens": 64, "n_ctx": 64}, "n_ctx"),
         ({"threads": 0}, "threads"),
+        ({"seed": "1"}, "seed"),
+        ({"seed": 1.5}, "seed"),
+        ({"temperature": "0.5"}, "temperature"),
+        ({"model": 3}, "model"),
     ],
 )
 def test_bad_options(options: dict[str, Any], parameter: str) -> None:
     with pytest.raises(InvalidParameterError) as info:
         LocalGenerator(**options)
     assert info.value.parameter == parameter
+    assert str(info.value).startswith(f"The {parameter!r} parameter of LocalGenerator must be")
 
 
 def test_missing_model_file(tmp_path: Path) -> None:

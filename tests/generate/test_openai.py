@@ -7,6 +7,7 @@ import logging
 import random
 import socket
 import time
+import traceback
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -16,7 +17,9 @@ import pytest
 
 from budgetctx import ContextLengthError, GenerationError, InvalidParameterError
 from budgetctx.generate import Generator, Message, get_generator, request_key
-from budgetctx.generate._openai import OpenAIGenerator, _retry_after
+from budgetctx.generate._failure import body_digest
+from budgetctx.generate._openai import OpenAIGenerator
+from budgetctx.generate._retry import retry_after
 from budgetctx.tokenizers import get_tokenizer
 from tests.generate._chat_server import ChatServer, Fault
 
@@ -63,7 +66,7 @@ def make(server: ChatServer, sleeps: Sleeps | None = None, **options: Any) -> Op
 
 
 def rid_of(gen: OpenAIGenerator, messages: list[Message]) -> str:
-    return request_key(gen.model, messages, gen.params())[:12]
+    return request_key(gen.model, messages, gen.params())
 
 
 # --- the happy path ---------------------------------------------------------------------------
@@ -211,7 +214,7 @@ def test_azure_from_environment_uses_the_model_as_deployment(
     ("headers", "floor"),
     [({"retry_after": "2"}, 2.0), ({"retry_after_ms": "1500"}, 1.5)],
 )
-def test_429_honours_retry_after(server: ChatServer, headers: dict[str, str], floor: float) -> None:
+def test_429_honoursretry_after(server: ChatServer, headers: dict[str, str], floor: float) -> None:
     sleeps = Sleeps()
     server.push(Fault.rate_limited(**headers))
     out = make(server, sleeps, backoff=0.01).generate(PROMPT)
@@ -238,12 +241,12 @@ def test_retry_after_never_exceeds_max_backoff(server: ChatServer) -> None:
 
 
 def test_retry_after_parsing() -> None:
-    assert _retry_after({}) is None
-    assert _retry_after({"retry-after": "0.5"}) == 0.5
-    assert _retry_after({"retry-after": "-3"}) == 0.0
-    assert _retry_after({"retry-after": "soon"}) is None
-    assert _retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
-    assert _retry_after({"retry-after-ms": "x", "retry-after": "9"}) == 9.0
+    assert retry_after({}) is None
+    assert retry_after({"retry-after": "0.5"}) == 0.5
+    assert retry_after({"retry-after": "-3"}) == 0.0
+    assert retry_after({"retry-after": "soon"}) is None
+    assert retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert retry_after({"retry-after-ms": "x", "retry-after": "9"}) == 9.0
 
 
 def test_5xx_are_retried_with_capped_full_jitter_backoff(server: ChatServer) -> None:
@@ -266,16 +269,19 @@ def test_gives_up_after_the_last_retry_with_a_useful_message(server: ChatServer)
         gen.generate(PROMPT)
     err = info.value
     msg = str(err)
-    rid = rid_of(gen, PROMPT)
     assert len(server.requests) == 3
     assert len(sleeps) == 2
     assert err.status == 503
-    assert err.request == rid
-    assert rid in msg
+    # the request id is random (a digest of the prompt would let a reader test guesses)
+    assert err.request is not None and len(err.request) == 12
+    assert err.request not in rid_of(gen, PROMPT)
+    assert err.request in msg
     assert "'test-model'" in msg
     assert "3 attempts" in msg
     assert "HTTP 503" in msg
-    assert "overloaded" in msg
+    assert "error type 'test_error'" in msg and "error code '503'" in msg
+    assert "overloaded" not in msg  # the server's text is withheld unless opted in
+    assert "include_upstream_body=True" in msg
     assert "max_retries" in msg  # the fix
     assert PHI not in msg
     assert err.__cause__ is None
@@ -321,28 +327,122 @@ def test_other_400s_are_not_context_length_errors(server: ChatServer) -> None:
     assert not isinstance(info.value, ContextLengthError)
 
 
-def test_prompt_echoed_by_the_server_never_reaches_errors_or_logs(
+# --- upstream text never reaches errors, logs or the terminal (F4) ------------------------------
+
+MARKER = "ZQX7731-Pettersson-MRN448812"
+ECHO_PROMPT = [Message("system", "Summarise the note."), Message("user", f"Note of {MARKER}.")]
+_ECHOES = {
+    "400 body": Fault(
+        status=400,
+        body=json.dumps(
+            {
+                "error": {
+                    "message": "Invalid prompt: {tail}",
+                    "type": "invalid_request_error",
+                    "code": "bad_prompt",
+                }
+            }
+        ).encode(),
+    ),
+    "422 body": Fault(
+        status=422,
+        body=json.dumps(
+            {"detail": [{"loc": ["body", "messages", 1], "msg": "bad", "input": "{tail}"}]}
+        ).encode(),
+    ),
+    "reason phrase": Fault(status=400, body=b"{}", reason="Rejected {tail}"),
+    "malformed header line": Fault(bad_header="X-Echo {tail}"),
+    "200 with an error object, no choices": Fault(
+        status=200, body=json.dumps({"error": {"message": "failed on {tail}"}}).encode()
+    ),
+}
+
+
+def _everything_said(err: BaseException) -> str:
+    """The message, notes, chained exceptions and traceback text of ``err``."""
+    return "".join(traceback.format_exception(err))
+
+
+@pytest.mark.parametrize("channel", list(_ECHOES))
+def test_upstream_echo_of_the_prompt_reaches_no_error_log_or_terminal(
+    server: ChatServer,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+    channel: str,
+) -> None:
+    server.push(*[_ECHOES[channel]] * 2)
+    caplog.set_level(logging.DEBUG)  # every logger: ours, openai's, httpx's, httpcore's
+    with pytest.raises(GenerationError) as info:
+        make(server, max_retries=1).generate(ECHO_PROMPT)
+    err = info.value
+    # the fault did happen, echoing the marker...
+    assert len(server.requests) >= 1
+    # ...and nothing of it was kept
+    assert MARKER not in _everything_said(err)
+    assert MARKER not in caplog.text
+    assert all(MARKER not in r.getMessage() for r in caplog.records)
+    out, errtext = capfd.readouterr()
+    assert MARKER not in out and MARKER not in errtext
+    assert err.__context__ is None and err.__cause__ is None
+    assert caplog.records  # the capture was live: DEBUG records were seen and cleaned
+
+
+def test_a_status_failure_is_recorded_as_status_type_code_and_body_hash(
+    server: ChatServer,
+) -> None:
+    fault = _ECHOES["400 body"]
+    server.push(fault)
+    with pytest.raises(GenerationError) as info:
+        make(server).generate(ECHO_PROMPT)
+    sent = fault.body.replace(b"{tail}", f"of {MARKER}.".encode())  # type: ignore[union-attr]
+    msg = str(info.value)
+    assert "HTTP 400 (error type 'invalid_request_error'; error code 'bad_prompt'; " in msg
+    assert f"body sha256 {body_digest(sent)})" in msg
+
+
+def test_a_connection_failure_keeps_the_class_name_only(server: ChatServer) -> None:
+    server.push(*[_ECHOES["malformed header line"]] * 2)
+    with pytest.raises(GenerationError) as info:
+        make(server, max_retries=1).generate(ECHO_PROMPT)
+    assert "connection failed (RemoteProtocolError)" in str(info.value)
+    assert "illegal header line" not in str(info.value)
+
+
+def test_unsafe_type_and_code_are_left_out(server: ChatServer) -> None:
+    body = {"error": {"type": "x y <script>", "code": "{tail}", "message": "m"}}
+    server.push(Fault(status=400, body=json.dumps(body).encode()))
+    with pytest.raises(GenerationError) as info:
+        make(server).generate(ECHO_PROMPT)
+    assert "error type" not in str(info.value) and "error code" not in str(info.value)
+    assert MARKER not in str(info.value)
+
+
+def test_include_upstream_body_opts_in_to_the_servers_text(
     server: ChatServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # FastAPI/vLLM-style 422 that echoes the input, after a 500 that echoes it too
-    detail = {
-        "detail": [{"loc": ["body", "messages", 1], "msg": "too long", "input": PHI, "type": "x"}]
-    }
     server.push(
-        Fault.error(500, f"failed on: {PHI}"),
-        Fault(status=422, body=json.dumps(detail).encode()),
+        Fault.error(500, "failed on: {prompt}"),
+        Fault(status=400, body=b'{"error": {"message": "bad temperature"}}', reason="Nope"),
     )
     caplog.set_level(logging.DEBUG, logger="budgetctx")
     with pytest.raises(GenerationError) as info:
-        make(server).generate(PROMPT)
+        make(server, include_upstream_body=True).generate(ECHO_PROMPT)
     msg = str(info.value)
-    assert "HTTP 422" in msg
-    assert "body.messages.1: too long" in msg
-    assert PHI not in msg
-    assert "448812" not in msg
-    assert "Pettersson" not in caplog.text
-    assert "[prompt text removed]" in caplog.text  # the 500 was logged, redacted
-    assert info.value.__context__ is None
+    assert "server said: bad temperature" in msg
+    assert "reason phrase: Nope" in msg
+    assert "include_upstream_body=True to see it" not in msg
+    # what is found verbatim is still cut out (best effort: the reason it is opt-in)
+    assert "failed on: [prompt text removed]" in caplog.text
+    assert MARKER not in caplog.text
+
+
+def test_context_length_is_recognised_without_keeping_the_text(server: ChatServer) -> None:
+    body = {"error": {"message": "{prompt} is too long", "code": "context_length_exceeded"}}
+    server.push(Fault(status=400, body=json.dumps(body).encode()))
+    with pytest.raises(ContextLengthError) as info:
+        make(server).generate(ECHO_PROMPT)
+    assert "longer than the model's context window" in str(info.value)
+    assert MARKER not in str(info.value)
 
 
 def test_timeouts_are_retried(server: ChatServer) -> None:
@@ -402,11 +502,13 @@ def test_malformed_200_is_retried(server: ChatServer, body: bytes) -> None:
 
 
 def test_malformed_200_exhausted_is_a_generation_error(server: ChatServer) -> None:
-    server.push(*[Fault.malformed(b'{"object": "chat.completion"}')] * 2)
+    body = b'{"object": "chat.completion"}'
+    server.push(*[Fault.malformed(body)] * 2)
     with pytest.raises(GenerationError) as info:
         make(server, max_retries=1).generate(PROMPT)
     assert info.value.status == 200
     assert "no 'choices'" in str(info.value)
+    assert f"body sha256 {body_digest(body)}" in str(info.value)
     assert "/v1" in str(info.value)  # the fix
 
 
@@ -433,7 +535,6 @@ def test_batch_stops_at_the_first_permanent_failure() -> None:
         time.sleep(0.1)
         n_sent = len(server.requests)
     assert info.value.status == 400
-    assert info.value.request == rid_of(gen, prompts[1])
     assert "(prompt 1 of the batch)" in info.value.__notes__
     assert n_sent < len(prompts)  # the rest were cancelled
 

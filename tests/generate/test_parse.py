@@ -92,13 +92,17 @@ def test_longest_label_wins() -> None:
 
 @pytest.mark.parametrize("labels", [(), ("yes", "YES"), ("yes", ""), "yes"])
 def test_bad_labels_rejected(labels: object) -> None:
-    with pytest.raises(InvalidParameterError):
+    with pytest.raises(InvalidParameterError, match="'labels' parameter of parse_label") as info:
         parse_label("yes", labels)  # type: ignore[arg-type]
+    assert info.value.parameter == "labels"
 
 
 def test_non_string_text_rejected() -> None:
     with pytest.raises(InvalidParameterError, match=r"generation\.text"):
         parse_label(None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError) as info:
+        parse_label(["Mr. Quimby, MRN 8675309"])  # type: ignore[arg-type]
+    assert "Quimby" not in str(info.value)  # a reply is never quoted in the message
 
 
 _no_answer = st.text().filter(lambda s: "answer" not in s.lower())

@@ -87,7 +87,11 @@ class Generator(Protocol):
 
 
 def request_key(model: str, messages: Sequence[Message], params: Mapping[str, Any]) -> str:
-    """A stable sha256 of everything that determines a response (the cache key).
+    """A stable SHA-256 of everything that determines a response.
+
+    It is a plain digest of the prompt: anyone holding it can test a guessed prompt, so it is
+    neither stored nor printed. The response cache keys rows by an HMAC of it under a
+    per-cache secret; errors name a random request id.
 
     >>> request_key("m", [Message("user", "hi")], {"temperature": 0})[:12]
     'eec9195c92b9'

@@ -1,23 +1,41 @@
 """A persistent response cache (one SQLite file) and a generator wrapper that uses it.
 
-Rows are keyed by :func:`~budgetctx.generate.request_key` (a sha256 of model, messages and
-params), so the prompt text itself is not stored unless asked for with ``store_prompts=True``.
+Rows are keyed by HMAC-SHA256 of the :func:`~budgetctx.generate.request_key` (a SHA-256 of
+model, messages and params) under a random 32-byte secret made with the cache and kept beside
+it in ``<cache>.key`` (mode 0600), not in the file: a plain digest would let anyone who can
+read the file test whether a guessed prompt was sent, and a secret stored in the same file
+would not stop them. The prompt text itself is not stored unless ``store_prompts=True``.
+Replies are stored in clear (they are the point of a cache).
+
+A cache file of the first format (keys were plain request keys) is migrated in place when
+opened: every key is re-keyed with a new secret, the old keys are overwritten on disk
+(``secure_delete``, ``VACUUM``). A cache whose ``.key`` file is missing or belongs to
+another cache is refused: without it no stored reply can be found.
+
 A cache hit comes back with ``cached=True`` and ``latency_ms=0.0`` (no model was called); the
 latency of the call that produced it is kept in ``meta["original_latency_ms"]``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
 import json
+import os
+import secrets
 import sqlite3
+import stat
 import threading
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
-from budgetctx._errors import GenerationError, InvalidParameterError
+from budgetctx._errors import BudgetCtxWarning, GenerationError, InvalidParameterError
+from budgetctx._validation import Boolean, Constraint, InstanceOf, validate
 from budgetctx.generate._base import Generation, Generator, Message, Usage, request_key
 
 __all__ = ["CachedGenerator", "ResponseCache"]
@@ -31,7 +49,76 @@ CREATE TABLE IF NOT EXISTS responses (
     prompt TEXT
 )
 """
+_META_SCHEMA = """
+CREATE TABLE IF NOT EXISTS cache_meta (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+)
+"""
 _ORIGINAL_LATENCY = "original_latency_ms"
+_FORMAT = "2"  # 1: keys were plain request keys (no cache_meta table)
+_KEY_BYTES = 32
+# What the cache_meta table holds to tell the right key file from another cache's: an HMAC of
+# a fixed text, which says nothing about any prompt.
+_KEY_CHECK_TEXT = b"budgetctx response cache key check"
+
+
+def _key_check(secret: bytes) -> str:
+    return hmac.new(secret, _KEY_CHECK_TEXT, hashlib.sha256).hexdigest()[:16]
+
+
+def _row_key(secret: bytes, request: str) -> str:
+    return hmac.new(secret, request.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _read_secret(key_path: Path) -> bytes:
+    try:
+        text = key_path.read_text(encoding="ascii").strip()
+        secret = bytes.fromhex(text)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"The key file {str(key_path)!r} of the response cache cannot be read "
+            f"({type(exc).__name__}). Restore it, or delete the cache and its key file to "
+            "start an empty cache.",
+            parameter="path",
+            value=str(key_path),
+        ) from None
+    if len(secret) != _KEY_BYTES:
+        raise InvalidParameterError(
+            f"The key file {str(key_path)!r} of the response cache holds {len(secret)} bytes, "
+            f"not {_KEY_BYTES}. Restore it, or delete the cache and its key file to start an "
+            "empty cache.",
+            parameter="path",
+            value=str(key_path),
+        )
+    if os.name == "posix" and stat.S_IMODE(key_path.stat().st_mode) & 0o077:
+        warnings.warn(
+            f"The response cache key {str(key_path)!r} is readable by other users; with it "
+            f"and the cache they can test guessed prompts. Run: chmod 600 {str(key_path)!r}.",
+            BudgetCtxWarning,
+            stacklevel=4,
+        )
+    return secret
+
+
+def _new_secret(key_path: Path) -> bytes:
+    """A fresh secret written to ``key_path`` (0600), or the one already there."""
+    secret = secrets.token_bytes(_KEY_BYTES)
+    try:
+        fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # left by a cache file that was deleted: still ours to use
+        return _read_secret(key_path)
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"Cannot create the key file {str(key_path)!r} of the response cache "
+            f"({type(exc).__name__}: {exc.strerror}). Pass a cache path in a folder you can "
+            "write to.",
+            parameter="path",
+            value=str(key_path),
+        ) from None
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(secret.hex() + "\n")
+    return secret
 
 
 def _response_json(generation: Generation) -> str:
@@ -67,7 +154,10 @@ def _from_row(response: str) -> Generation:
 class ResponseCache:
     """Generations stored by request key in one SQLite file (WAL mode, safe across threads).
 
-    The prompt column stays NULL unless ``store_prompts=True``; responses are always stored.
+    Rows are keyed by an HMAC of the request key under the secret in :attr:`key_path` (made
+    with the cache, mode 0600); keep that file with the cache, and leave it out when sharing
+    the cache. The prompt column stays NULL unless ``store_prompts=True``; responses are
+    always stored.
 
     >>> import tempfile, pathlib
     >>> from budgetctx.generate import Generation, Usage
@@ -79,12 +169,21 @@ class ResponseCache:
     (1, 'hi', True, 0.0, {'original_latency_ms': 12.5})
     """
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "path": InstanceOf(
+            (str, os.PathLike), "a str or Path", fix="e.g. 'runs/responses.sqlite'."
+        ),
+        "store_prompts": Boolean(fix="True also stores prompt text, which is PHI."),
+    }
+
     def __init__(self, path: str | Path, *, store_prompts: bool = False) -> None:
+        validate("ResponseCache", self._constraints, {"path": path, "store_prompts": store_prompts})
         self.path = Path(path).expanduser()
         self.store_prompts = store_prompts
         if self.path.is_dir():
             raise InvalidParameterError(
-                f"path {str(self.path)!r} is a directory. Pass a file path such as "
+                f"The 'path' parameter of ResponseCache must be a file path. Got "
+                f"{str(self.path)!r}, a directory, instead; pass e.g. "
                 f"{str(self.path / 'responses.sqlite')!r}.",
                 parameter="path",
                 value=str(path),
@@ -98,7 +197,10 @@ class ResponseCache:
         try:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute(_SCHEMA)
+            # overwritten rows (a replaced reply, a migrated key) are zeroed, not left in free
+            # pages; some SQLite builds do this by default, not all
+            self._conn.execute("PRAGMA secure_delete=ON")
+            self._secret = self._open_format(self._conn)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             self._conn = None
@@ -108,6 +210,86 @@ class ResponseCache:
                 parameter="path",
                 value=str(path),
             ) from exc
+        except BaseException:
+            self._conn.close()
+            self._conn = None
+            raise
+
+    @property
+    def key_path(self) -> Path:
+        """Where the cache's secret lives: beside the file, ``<name>.key``, mode 0600."""
+        return self.path.with_name(self.path.name + ".key")
+
+    def _open_format(self, conn: sqlite3.Connection) -> bytes:
+        """The secret, after creating the tables, or migrating a first-format file."""
+        # IMMEDIATE: two processes opening one new cache must not make two secrets
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(_SCHEMA)
+            conn.execute(_META_SCHEMA)
+            meta = dict(conn.execute("SELECT name, value FROM cache_meta").fetchall())
+            rows = int(conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+            migrated = False
+            if not meta:
+                secret = _new_secret(self.key_path)
+                if rows:  # first format: plain request keys, re-keyed in place
+                    old = [k for (k,) in conn.execute("SELECT key FROM responses").fetchall()]
+                    conn.executemany(
+                        "UPDATE responses SET key = ? WHERE key = ?",
+                        [(_row_key(secret, k), k) for k in old],
+                    )
+                    migrated = True
+                conn.executemany(
+                    "INSERT INTO cache_meta (name, value) VALUES (?, ?)",
+                    [("format", _FORMAT), ("key_check", _key_check(secret))],
+                )
+            elif meta.get("format") != _FORMAT:
+                raise InvalidParameterError(
+                    f"{str(self.path)!r} is a response cache of format {meta.get('format')!r}, "
+                    f"newer than this budgetctx reads ({_FORMAT}). Upgrade budgetctx or pass "
+                    "another path.",
+                    parameter="path",
+                    value=str(self.path),
+                )
+            else:
+                secret = self._stored_secret(conn, meta, rows)
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):  # the failure may have ended it already
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        if migrated:
+            # leave no plain request key on disk: not in the main file, not in the WAL
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return secret
+
+    def _stored_secret(self, conn: sqlite3.Connection, meta: Mapping[str, str], rows: int) -> bytes:
+        if not self.key_path.exists():
+            if rows:
+                raise InvalidParameterError(
+                    f"The response cache {str(self.path)!r} holds {rows} replies keyed with a "
+                    f"secret kept in {str(self.key_path)!r}, which is missing. Restore that "
+                    "file, or delete the cache to start an empty one.",
+                    parameter="path",
+                    value=str(self.path),
+                )
+            secret = _new_secret(self.key_path)  # an empty cache: nothing to lose
+            conn.execute(
+                "UPDATE cache_meta SET value = ? WHERE name = 'key_check'", (_key_check(secret),)
+            )
+            return secret
+        secret = _read_secret(self.key_path)
+        if not hmac.compare_digest(_key_check(secret), meta.get("key_check", "")):
+            raise InvalidParameterError(
+                f"The key file {str(self.key_path)!r} does not belong to the response cache "
+                f"{str(self.path)!r} (copied from another cache?). Restore the cache's own "
+                "key file, or delete both to start an empty cache.",
+                parameter="path",
+                value=str(self.path),
+            )
+        return secret
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -117,11 +299,13 @@ class ResponseCache:
         return self._conn
 
     def get(self, key: str) -> Generation | None:
-        """The stored generation for ``key`` (with ``cached=True``), or None."""
+        """The stored generation for request key ``key`` (with ``cached=True``), or None."""
         with self._lock:
             row = (
                 self._connection()
-                .execute("SELECT response FROM responses WHERE key = ?", (key,))
+                .execute(
+                    "SELECT response FROM responses WHERE key = ?", (_row_key(self._secret, key),)
+                )
                 .fetchone()
             )
         return None if row is None else _from_row(row[0])
@@ -129,14 +313,14 @@ class ResponseCache:
     def put(
         self, key: str, generation: Generation, messages: Sequence[Message] | None = None
     ) -> None:
-        """Store ``generation`` under ``key`` (replacing any earlier row)."""
+        """Store ``generation`` under request key ``key`` (replacing any earlier row)."""
         self._put_many([(key, generation, messages)])
 
     def _put_many(self, items: Iterable[tuple[str, Generation, Sequence[Message] | None]]) -> None:
         created = datetime.now(UTC).isoformat(timespec="seconds")
         rows = [
             (
-                key,
+                _row_key(self._secret, key),
                 generation.model,
                 _response_json(generation),
                 created,
@@ -203,6 +387,18 @@ class CachedGenerator:
     (10, 10)
     """
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "inner": InstanceOf(
+            Generator, "a Generator", fix="e.g. get_generator('local') or an OpenAIGenerator."
+        ),
+        "cache": InstanceOf(
+            (ResponseCache, str, os.PathLike),
+            "a ResponseCache or a path",
+            fix="e.g. 'runs/responses.sqlite'.",
+        ),
+        "store_prompts": Boolean(fix="True also stores prompt text, which is PHI."),
+    }
+
     def __init__(
         self,
         inner: Generator,
@@ -210,6 +406,11 @@ class CachedGenerator:
         *,
         store_prompts: bool = False,
     ) -> None:
+        validate(
+            "CachedGenerator",
+            self._constraints,
+            {"inner": inner, "cache": cache, "store_prompts": store_prompts},
+        )
         if isinstance(cache, ResponseCache):
             if store_prompts and not cache.store_prompts:
                 raise InvalidParameterError(

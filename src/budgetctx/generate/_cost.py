@@ -17,17 +17,25 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
-import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from budgetctx._errors import InvalidParameterError, UnknownComponentError
+from budgetctx._validation import (
+    Constraint,
+    InstanceOf,
+    Interval,
+    NoneOr,
+    Predicate,
+    validate,
+    validate_fields,
+)
 
 __all__ = [
     "CostEstimate",
@@ -58,22 +66,17 @@ class Price:
     source: str
     note: str = ""
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "model": InstanceOf(str, "a str", fix="the model name, e.g. 'gpt-4o'."),
+        "input_per_mtok": Interval(float, 0, None, fix="USD per 1M input tokens, e.g. 2.5."),
+        "output_per_mtok": Interval(float, 0, None, fix="USD per 1M output tokens, e.g. 10."),
+        "date": InstanceOf(str, "a str", fix="'YYYY-MM-DD', or '' if unknown."),
+        "source": InstanceOf(str, "a str", fix="where the price comes from."),
+        "note": InstanceOf(str, "a str"),
+    }
+
     def __post_init__(self) -> None:
-        for name in ("input_per_mtok", "output_per_mtok"):
-            value = getattr(self, name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-                or value < 0
-            ):
-                raise InvalidParameterError(
-                    f"The '{name}' of the price of {self.model!r} must be a finite number >= 0 "
-                    f"(USD per 1M tokens). Got {value!r} instead.",
-                    parameter=name,
-                    value=value,
-                )
-            object.__setattr__(self, name, float(value))
+        validate_fields(self)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -216,17 +219,9 @@ def get_price(model: str, *, prices: Mapping[str, Price] | None = None) -> Price
     raise err
 
 
-def _check_count(name: str, value: Any, *, minimum: int = 0, integer: bool = True) -> None:
-    ok = False
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        ok = (isinstance(value, int) or not integer) and math.isfinite(value) and value >= minimum
-    if not ok:
-        what = "an int" if integer else "a number"
-        raise InvalidParameterError(
-            f"The '{name}' parameter must be {what} >= {minimum}. Got {value!r} instead.",
-            parameter=name,
-            value=value,
-        )
+_PRICE = InstanceOf(Price, "a Price", fix="use get_price('gpt-4o').")
+_TOKENS = Interval(float, 0, None, fix="a token count (a mean may be fractional).")
+_COUNT = Interval(int, 0, None)
 
 
 def call_cost(price: Price, input_tokens: float, output_tokens: float) -> float:
@@ -234,14 +229,11 @@ def call_cost(price: Price, input_tokens: float, output_tokens: float) -> float:
 
     Token counts may be means (floats), as in :func:`cost_report`.
     """
-    if not isinstance(price, Price):
-        raise InvalidParameterError(
-            f"price must be a Price. Got {type(price).__name__} instead; use get_price('gpt-4o').",
-            parameter="price",
-            value=type(price).__name__,
-        )
-    _check_count("input_tokens", input_tokens, integer=False)
-    _check_count("output_tokens", output_tokens, integer=False)
+    validate(
+        "call_cost",
+        {"price": _PRICE, "input_tokens": _TOKENS, "output_tokens": _TOKENS},
+        {"price": price, "input_tokens": input_tokens, "output_tokens": output_tokens},
+    )
     return (price.input_per_mtok * input_tokens + price.output_per_mtok * output_tokens) / _PER
 
 
@@ -319,6 +311,14 @@ class CostReport:
         }
 
 
+def _token_counts(value: Any) -> bool:
+    if isinstance(value, str | bytes) or len(value) == 0:
+        return False
+    return all(
+        not isinstance(d, bool) and isinstance(d, int | np.integer) and d >= 0 for d in value
+    )
+
+
 def cost_report(
     *,
     price: Price,
@@ -340,16 +340,31 @@ def cost_report(
     >>> round(r.at_budget.per_call, 6), round(r.at_budget.per_year, 2)
     (0.00428, 42.8)
     """
-    if not isinstance(price, Price):
-        raise InvalidParameterError(
-            f"price must be a Price. Got {type(price).__name__} instead; use get_price('gpt-4o').",
-            parameter="price",
-            value=type(price).__name__,
-        )
-    _check_count("budget", budget, minimum=1)
-    _check_count("output_tokens", output_tokens)
-    _check_count("calls_per_year", calls_per_year)
-    _check_count("overhead_tokens", overhead_tokens)
+    validate(
+        "cost_report",
+        {
+            "price": _PRICE,
+            "budget": Interval(int, 1, None, fix="tokens per context, e.g. 512."),
+            "output_tokens": _COUNT,
+            "calls_per_year": _COUNT,
+            "overhead_tokens": _COUNT,
+            "document_tokens": NoneOr(
+                Predicate(
+                    _token_counts,
+                    "a non-empty sequence of ints >= 0",
+                    fix="one token count per document; pass None to cost the budget alone.",
+                )
+            ),
+        },
+        {
+            "price": price,
+            "budget": budget,
+            "output_tokens": output_tokens,
+            "calls_per_year": calls_per_year,
+            "overhead_tokens": overhead_tokens,
+            "document_tokens": document_tokens,
+        },
+    )
 
     def estimate(label: str, input_tokens: float) -> CostEstimate:
         per_call = call_cost(price, input_tokens + overhead_tokens, output_tokens)
@@ -373,20 +388,6 @@ def cost_report(
             at_budget=estimate(f"budget {budget}", budget),
         )
 
-    if isinstance(document_tokens, str | bytes) or len(document_tokens) == 0:
-        raise InvalidParameterError(
-            "document_tokens must be a non-empty sequence of token counts. Got "
-            f"{document_tokens!r} instead; pass None to cost the budget alone.",
-            parameter="document_tokens",
-            value=repr(document_tokens)[:80],
-        )
-    for i, d in enumerate(document_tokens):
-        if isinstance(d, bool) or not isinstance(d, int | np.integer) or d < 0:
-            raise InvalidParameterError(
-                f"document_tokens[{i}] must be an int >= 0. Got {d!r} instead.",
-                parameter="document_tokens",
-                value=d,
-            )
     docs = np.asarray(document_tokens, dtype=np.float64)
     sent = np.minimum(docs, budget)
     at_budget = estimate(f"budget {budget} (mean over documents)", float(sent.mean()))

@@ -10,16 +10,18 @@ import atexit
 import hashlib
 import importlib.util
 import re
+import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from budgetctx._errors import ContextLengthError, GenerationError, InvalidParameterError
-from budgetctx.generate._base import Generation, Message, Usage, request_key
+from budgetctx._validation import Constraint, InstanceOf, Interval, NoneOr, check, validate
+from budgetctx.generate._base import Generation, Message, Usage
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -148,6 +150,14 @@ class LocalGenerator:
     "Hello there, welcome to my world! I'm here to help you with whatever you need. ..."
     """
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "model": NoneOr(InstanceOf(str, "a str"), fix="a .gguf path, or None for the default."),
+        "temperature": Interval(float, 0, None, fix="0 is greedy decoding."),
+        "max_tokens": Interval(int, 1, None, fix="e.g. 256."),
+        "threads": NoneOr(Interval(int, 1), fix="pass None to let llama.cpp choose."),
+        "seed": Interval(int, fix="e.g. 0."),
+    }
+
     def __init__(
         self,
         model: str | None = None,
@@ -158,34 +168,26 @@ class LocalGenerator:
         threads: int | None = None,
         seed: int = 0,
     ) -> None:
-        if not temperature >= 0.0:
-            raise InvalidParameterError(
-                f"temperature must be >= 0, got {temperature!r}. Pass 0 for greedy decoding.",
-                parameter="temperature",
-                value=temperature,
-            )
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise InvalidParameterError(
-                f"max_tokens must be a positive integer, got {max_tokens!r}. Pass e.g. 256.",
-                parameter="max_tokens",
-                value=max_tokens,
-            )
-        if isinstance(n_ctx, bool) or not isinstance(n_ctx, int) or n_ctx <= max_tokens:
-            raise InvalidParameterError(
-                f"n_ctx must be an integer larger than max_tokens={max_tokens}, got {n_ctx!r}. "
-                "Pass e.g. n_ctx=8192.",
-                parameter="n_ctx",
-                value=n_ctx,
-            )
-        if threads is not None and (
-            isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-        ):
-            raise InvalidParameterError(
-                f"threads must be a positive integer or None, got {threads!r}. "
-                "Pass None to let llama.cpp choose.",
-                parameter="threads",
-                value=threads,
-            )
+        v = validate(
+            "LocalGenerator",
+            self._constraints,
+            {
+                "model": model,
+                "temperature": temperature,
+                "max_tokens": max_tokens,
+                "threads": threads,
+                "seed": seed,
+            },
+        )
+        max_tokens = v["max_tokens"]
+        # the window must leave room for a prompt beside the reply
+        n_ctx = check(
+            "LocalGenerator",
+            "n_ctx",
+            n_ctx,
+            Interval(int, max_tokens + 1, None, fix="pass e.g. n_ctx=8192."),
+        )
+        temperature, threads, seed = v["temperature"], v["threads"], v["seed"]
         self.model = model
         self.temperature = float(temperature)
         self.max_tokens = max_tokens
@@ -251,7 +253,7 @@ class LocalGenerator:
             f"({n_prompt + self.max_tokens} in all), which "
             f"does not fit n_ctx={self.n_ctx} of {self.name}. Build the context with a smaller "
             "budget, or pass a larger n_ctx (at most the model's training context).",
-            request=request_key(self.name, messages, self.params()),
+            request=secrets.token_hex(6),
         )
 
     def generate(self, messages: Sequence[Message]) -> Generation:
@@ -281,12 +283,12 @@ class LocalGenerator:
                     raise self._too_long(messages, int(match.group(1))) from exc
                 raise GenerationError(
                     f"{self.name} failed: {exc}. Check the messages and the model file.",
-                    request=request_key(self.name, messages, self.params()),
+                    request=secrets.token_hex(6),
                 ) from exc
             except RuntimeError as exc:
                 raise GenerationError(
                     f"{self.name} failed: {exc}. Retry with a smaller prompt or n_ctx.",
-                    request=request_key(self.name, messages, self.params()),
+                    request=secrets.token_hex(6),
                 ) from exc
         end = time.perf_counter()
         body = cast(dict[str, Any], response)

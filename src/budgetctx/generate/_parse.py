@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Predicate, check
 
 __all__ = ["DEFAULT_LABELS", "parse_label"]
 
@@ -43,22 +45,24 @@ _LEAD = " \t\r\n*_`\"'([{:>#-."
 _NEGATED = re.compile(r"(?:\bnot|n't)\s*$", re.IGNORECASE)
 
 
+def _distinct_labels(labels: Any) -> bool:
+    if isinstance(labels, str | bytes):
+        return False
+    labs = list(labels)
+    if not labs or not all(isinstance(lab, str) and lab.strip() for lab in labs):
+        return False
+    return len({lab.strip().lower() for lab in labs}) == len(labs)
+
+
+_LABELS = Predicate(
+    _distinct_labels,
+    "a non-empty sequence of distinct (ignoring case), non-empty str",
+    fix="pass labels=('yes', 'no', 'maybe').",
+)
+
+
 def _check_labels(labels: Sequence[str]) -> tuple[str, ...]:
-    if isinstance(labels, str) or not all(isinstance(lab, str) and lab.strip() for lab in labels):
-        raise InvalidParameterError(
-            f"labels must be a sequence of non-empty strings. Got {labels!r} instead; pass "
-            "labels=('yes', 'no', 'maybe').",
-            parameter="labels",
-            value=repr(labels),
-        )
-    out = tuple(labels)
-    if not out or len({lab.strip().lower() for lab in out}) != len(out):
-        raise InvalidParameterError(
-            f"labels must be distinct (ignoring case) and non-empty. Got {list(out)!r} instead.",
-            parameter="labels",
-            value=list(out),
-        )
-    return out
+    return tuple(check("parse_label", "labels", labels, _LABELS))
 
 
 def _label_pattern(labels: tuple[str, ...]) -> str:
@@ -104,9 +108,10 @@ def parse_label(text: str, labels: Sequence[str] = DEFAULT_LABELS) -> str | None
     """
     labs = _check_labels(labels)
     if not isinstance(text, str):
+        # written out: _validation.check would quote the value, and a reply may be PHI
         raise InvalidParameterError(
-            f"parse_label needs the reply text (a str). Got {type(text).__name__} instead; "
-            "pass generation.text.",
+            f"The 'text' parameter of parse_label must be a str. Got a {type(text).__name__} "
+            "instead; pass generation.text.",
             parameter="text",
             value=type(text).__name__,
         )

@@ -25,9 +25,17 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 from budgetctx._errors import InvalidParameterError, UnknownComponentError
+from budgetctx._validation import (
+    Constraint,
+    InstanceOf,
+    Interval,
+    OneOf,
+    Predicate,
+    validate_fields,
+)
 from budgetctx.generate._base import Message
 
 __all__ = [
@@ -88,27 +96,27 @@ class PromptTemplate:
     #: where the wording comes from (not part of the fingerprint)
     source: str = ""
 
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "name": Predicate(
+            lambda v: isinstance(v, str) and bool(v.strip()) and "@" not in v,
+            "a non-empty str without '@'",
+            fix="e.g. 'discharge-summary' ('@' separates name and version in an id).",
+        ),
+        "version": Interval(int, 1, None, fix="bump it whenever the wording changes."),
+        "task": OneOf(_TASKS),
+        "system": InstanceOf(str, "a str", fix="'' for no system message."),
+        "user": InstanceOf(str, "a str", fix="a str.format template with {context}."),
+        "labels": Predicate(
+            lambda v: not isinstance(v, str | bytes) and all(isinstance(x, str) for x in v),
+            "a sequence of str",
+            fix="e.g. ('yes', 'no', 'maybe').",
+        ),
+        "user_with_query": InstanceOf(str, "a str", fix="'' when the prompt takes no query."),
+        "source": InstanceOf(str, "a str"),
+    }
+
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name.strip() or "@" in self.name:
-            raise InvalidParameterError(
-                f"A prompt name must be a non-empty string without '@'. Got {self.name!r} instead.",
-                parameter="name",
-                value=self.name,
-            )
-        if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
-            raise InvalidParameterError(
-                f"The 'version' of prompt {self.name!r} must be an int >= 1. Got "
-                f"{self.version!r} instead.",
-                parameter="version",
-                value=self.version,
-            )
-        if self.task not in _TASKS:
-            raise InvalidParameterError(
-                f"The 'task' of prompt {self.name!r} must be one of {list(_TASKS)}. Got "
-                f"{self.task!r} instead.",
-                parameter="task",
-                value=self.task,
-            )
+        validate_fields(self)
         object.__setattr__(self, "labels", tuple(self.labels))
         user_fields = _placeholders(self.user, what="user")
         if "context" not in user_fields:
@@ -200,11 +208,13 @@ class PromptTemplate:
             user = self.user.format(context=context, question=query)
         elif has_query:
             if not self.user_with_query:
+                # the query is described, not quoted: it is the user's text
+                n = len(query or "")
                 raise InvalidParameterError(
-                    f"The prompt {self.id!r} does not take a query (got {query!r}). Use a "
-                    "query-focused prompt such as 'report-summary', or drop the query.",
+                    f"The prompt {self.id!r} does not take a query (got one of {n} characters). "
+                    "Use a query-focused prompt such as 'report-summary', or drop the query.",
                     parameter="query",
-                    value=query,
+                    value=f"{n} characters",
                 )
             user = self.user_with_query.format(context=context, question=query)
         else:
