@@ -89,6 +89,8 @@ def test_describe_bounds() -> None:
     assert Interval(int, None, 10).describe() == "an int <= 10"
     assert Interval(float, 0, 1, closed="left").describe() == "a float in [0, 1)"
     assert NoneOr(Interval(int, 1)).describe() == "None or an int >= 1"
+    assert FloatMapping(0).describe() == "a mapping of str to floats >= 0"
+    assert FloatMapping().describe() == "a mapping of str to finite floats"
 
 
 @dataclass(frozen=True)

@@ -221,8 +221,10 @@ class FloatMapping:
         return all(isinstance(k, str) and item.accepts(v) for k, v in value.items())
 
     def describe(self) -> str:
-        item = Interval(float, self.low, self.high).describe()
-        return f"a mapping of str to {item.removeprefix('a ')}s"
+        # "a float >= 0" -> "floats >= 0"; "a finite float" -> "finite floats"
+        item = Interval(float, self.low, self.high).describe().removeprefix("a ")
+        plural = item.replace("float", "floats", 1)
+        return f"a mapping of str to {plural}"
 
     def coerce(self, value: Any) -> Any:
         return {str(k): float(v) for k, v in value.items()}
