@@ -91,8 +91,8 @@ class DatasetError(BudgetCtxError):
 class GenerationError(BudgetCtxError):
     """An LLM request failed for good (after the last retry) or the backend is unusable.
 
-    ``request`` names the failed request (its cache key and model, never the prompt text) and
-    ``status`` holds the last HTTP status when there was one.
+    ``request`` names the failed request (a random request id and the model, never the prompt
+    text) and ``status`` holds the last HTTP status when there was one.
     """
 
     def __init__(

@@ -105,7 +105,7 @@ def request_key(model: str, messages: Sequence[Message], params: Mapping[str, An
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-_REGISTRY: Registry[Generator] = Registry("generator")
+_REGISTRY: Registry[Generator] = Registry("generator", Generator)
 
 
 def register_generator(
