@@ -392,7 +392,41 @@ _SCRIPT_END = re.compile(
 _LEADING_CLOSERS = re.compile(rf"[{_CLOSERS}]+")
 
 
+# blingfire needs about 18 bytes of buffers per byte of input: a block of running text longer
+# than this (a document without line breaks) is split at sentence ends into pieces.
+_PIECE_CHARS = 1 << 18
+
+
 def _sentence_spans(chunk: str) -> list[tuple[int, int]]:
+    """Sentence boundaries as character offsets into ``chunk``, a piece at a time."""
+    if len(chunk) <= _PIECE_CHARS:
+        return _piece_spans(chunk)
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while pos < len(chunk):
+        end = _piece_end(chunk, pos)
+        out.extend((pos + a, pos + b) for a, b in _piece_spans(chunk[pos:end]))
+        pos = end
+    return out
+
+
+def _piece_end(chunk: str, pos: int) -> int:
+    """Where a piece starting at ``pos`` ends: after the last likely sentence end (else the
+    last space) in the second half of ``_PIECE_CHARS`` characters."""
+    limit = pos + _PIECE_CHARS
+    if limit >= len(chunk):
+        return len(chunk)
+    half = pos + _PIECE_CHARS // 2
+    last = None
+    for last in _MAYBE_BOUNDARY.finditer(chunk, half, limit):  # noqa: B007 - want the last
+        pass
+    if last is not None:
+        return last.end()
+    space = max(chunk.rfind(" ", half, limit), chunk.rfind("\n", half, limit))
+    return space + 1 if space != -1 else limit
+
+
+def _piece_spans(chunk: str) -> list[tuple[int, int]]:
     """blingfire's sentence boundaries as character offsets into ``chunk``.
 
     ``blingfire.text_to_sentences_and_offsets`` maps byte offsets to characters with a Python
