@@ -10,6 +10,9 @@ Up to ``DENSE_LIMIT`` units the Gram matrix is held densely (float32, at most 64
 budgetctx never builds an n x n matrix: coverage uses the ``top_k`` nearest neighbours of each
 unit (a sparse, symmetric, still non-negative kernel, so facility location stays monotone
 submodular), while MMR redundancy and log-det compute exact similarities from X on demand.
+For TF-IDF the neighbours are proposed by the ``POSTINGS_LIMIT`` units where each term weighs
+most, which keeps the build linear in the document; for dense embeddings the build is exact and
+quadratic in the number of units (encoding them dominates up to about 10^5 units).
 """
 
 from __future__ import annotations
