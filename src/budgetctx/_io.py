@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 from typing import Literal
 
@@ -34,13 +35,17 @@ def decode_document(data: bytes, *, errors: Literal["strict", "replace"] = "stri
     try:
         return data.decode("utf-8-sig", errors=errors)
     except UnicodeDecodeError as exc:
-        bad = data[exc.start : exc.start + 4]
-        raise InputError(
-            f"The input is not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset "
-            f"{exc.start} ({bad!r}). Convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8), or "
-            "decode with replacement characters (--errors replace / errors='replace').",
-            value=exc.start,
-        ) from exc
+        # utf-8-sig counts from after the BOM; the user's file counts it
+        offset = exc.start + (len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0)
+    # The offset only: the bytes are document text (PHI). Raised outside the handler so that
+    # the UnicodeDecodeError, whose message shows the byte and whose .object holds the whole
+    # input, is neither the cause nor the context of the error.
+    raise InputError(
+        f"The input is not valid UTF-8 at byte offset {offset}. Convert it to UTF-8 "
+        "(e.g. iconv -f latin1 -t utf-8), or decode with replacement characters "
+        "(--errors replace / errors='replace').",
+        value=offset,
+    )
 
 
 def read_document(path: str | Path, *, errors: Literal["strict", "replace"] = "strict") -> str:

@@ -10,6 +10,9 @@ Up to ``DENSE_LIMIT`` units the Gram matrix is held densely (float32, at most 64
 budgetctx never builds an n x n matrix: coverage uses the ``top_k`` nearest neighbours of each
 unit (a sparse, symmetric, still non-negative kernel, so facility location stays monotone
 submodular), while MMR redundancy and log-det compute exact similarities from X on demand.
+For TF-IDF the neighbours are proposed by the ``POSTINGS_LIMIT`` units where each term weighs
+most, which keeps the build linear in the document; for dense embeddings the build is exact and
+quadratic in the number of units (encoding them dominates up to about 10^5 units).
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ __all__ = [
 ]
 
 DENSE_LIMIT = 4096
+#: Units per term kept in the inverted index that proposes nearest neighbours (see
+#: :class:`SparseKernel`): it bounds the k-NN build to ``nnz(X) * POSTINGS_LIMIT`` work.
+POSTINGS_LIMIT = 64
 FloatArray = NDArray[np.float64]
 AnyFloatArray = NDArray[np.floating[Any]]
 IntArray = NDArray[np.int64]
@@ -163,11 +169,13 @@ class DenseKernel(Kernel):
 class SparseKernel(Kernel):
     """Exact similarities from X on demand; a top-k neighbour graph for coverage."""
 
-    def __init__(self, X: Matrix, *, top_k: int = 32, block: int = 256) -> None:
+    def __init__(
+        self, X: Matrix, *, top_k: int = 32, block: int = 256, postings: int = POSTINGS_LIMIT
+    ) -> None:
         self.X = X
         self.n = X.shape[0]
         self.top_k = top_k
-        self.S = _top_k_graph(X, top_k, block).tocsc()
+        self.S = _top_k_graph(X, top_k, block, postings=postings).tocsc()
         self._postings = X.T.tocsr() if _issparse(X) else None
         self._cov_sums = np.asarray(self.S.sum(axis=0), dtype=np.float64).ravel()
 
@@ -216,46 +224,112 @@ class SparseKernel(Kernel):
         return _sparse().coo_matrix((S.data[keep], (S.row[keep], S.col[keep])), shape=S.shape)
 
 
-def _top_k_graph(X: Matrix, k: int, block: int) -> sparse.csr_matrix:
-    """Symmetric non-negative k-nearest-neighbour similarity graph (self-loops kept), built a
-    block of rows at a time so that memory stays proportional to ``block * n``."""
+def _top_k_graph(
+    X: Matrix, k: int, block: int, *, postings: int = POSTINGS_LIMIT
+) -> sparse.csr_matrix:
+    """Symmetric non-negative k-nearest-neighbour similarity graph (self-loops kept).
+
+    Sparse X (TF-IDF): candidates come from an inverted index that keeps, for each term, only
+    the ``postings`` units where the term weighs most; each unit's candidates are ranked by the
+    similarity through those postings and the best ``2 * k`` are scored exactly. A term in more
+    than ``postings`` units no longer links every pair of them (which made the build quadratic:
+    every row of ``X @ X.T`` was nearly full), so the work is at most ``nnz(X) * postings``
+    multiply-adds plus ``n * 2k`` exact dot products: linear in the document. A neighbour found
+    this way always carries its exact similarity; one reached only through common terms may be
+    missed. When no term is in more than ``postings`` units the graph is the exact top-k one.
+
+    Dense X (embeddings): the exact top-k, ``block`` rows at a time: memory ``block * n``
+    floats, time ``n^2 * d`` (quadratic: encoding the units costs more up to ~10^5 units).
+    """
     n = X.shape[0]
+    if _issparse(X):
+        return _sparse_top_k(_sparse().csr_matrix(X, dtype=np.float64), k, postings)
     k = min(k + 1, n)  # +1: a unit is its own nearest neighbour
     rows, cols, vals = [], [], []
-    if _issparse(X):
-        XT = X.T.tocsr()
-        for b in range(0, n, block):
-            # Keep the k largest entries of each sparse row (argpartition per row: rows vary
-            # from a handful of entries to nearly n, so padding to a matrix is wasteful).
-            P = X[b : b + block] @ XT
-            data, indices, indptr = P.data, P.indices, P.indptr
-            for i in range(P.shape[0]):
-                lo, hi = indptr[i], indptr[i + 1]
-                d = data[lo:hi]
-                if hi - lo > k:
-                    sel = np.argpartition(-d, k - 1)[:k]
-                    d, c = d[sel], indices[lo:hi][sel]
-                else:
-                    c = indices[lo:hi]
-                pos = d > 0
-                rows.append(np.full(int(pos.sum()), b + i))
-                cols.append(c[pos])
-                vals.append(d[pos])
-    else:
-        Xd = np.asarray(X)
-        for b in range(0, n, block):
-            D = (Xd[b : b + block] @ Xd.T).astype(np.float32, copy=False)
-            np.maximum(D, 0.0, out=D)
-            idx = np.argpartition(-D, kth=k - 1, axis=1)[:, :k]
-            v = np.take_along_axis(D, idx, axis=1)
-            keep = v > 0
-            r = np.repeat(np.arange(b, b + D.shape[0]), k).reshape(D.shape[0], k)
-            rows.append(r[keep])
-            cols.append(idx[keep])
-            vals.append(v[keep])
+    Xd = np.asarray(X)
+    for b in range(0, n, block):
+        D = (Xd[b : b + block] @ Xd.T).astype(np.float32, copy=False)
+        np.maximum(D, 0.0, out=D)
+        idx = np.argpartition(-D, kth=k - 1, axis=1)[:, :k]
+        v = np.take_along_axis(D, idx, axis=1)
+        keep = v > 0
+        r = np.repeat(np.arange(b, b + D.shape[0]), k).reshape(D.shape[0], k)
+        rows.append(r[keep])
+        cols.append(idx[keep])
+        vals.append(v[keep])
     S = _sparse().csr_matrix(
         (np.concatenate(vals).astype(np.float64), (np.concatenate(rows), np.concatenate(cols))),
         shape=(n, n),
+    )
+    return S.maximum(S.T).tocsr()
+
+
+# Entries of X @ X.T computed per block of rows (about 100 MB of int32 + float64 triples).
+_BLOCK_ENTRIES = 4_000_000
+
+
+def _row_top(
+    indptr: IntArray, indices: IntArray, data: AnyFloatArray, m: int
+) -> tuple[IntArray, IntArray, AnyFloatArray]:
+    """``(row, col, value)`` of the ``m`` largest entries of every row of a CSR matrix, at
+    once for all rows (one sort; a Python loop over rows cost more than the product)."""
+    counts = np.diff(indptr)
+    row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    if len(data) == 0:
+        return row, indices.astype(np.int64), data
+    if counts.max() <= m:
+        return row, indices.astype(np.int64), data
+    # One float key, row then value descending: several times faster than np.lexsort.
+    lo, hi = float(data.min()), float(data.max())
+    scaled = (data - lo) / (hi - lo) if hi > lo else np.zeros(len(data))
+    order = np.argsort(2.0 * row - scaled)
+    rank = np.arange(len(order), dtype=np.int64) - indptr[row[order]]
+    sel = np.sort(order[rank < m])
+    return row[sel], indices[sel].astype(np.int64), data[sel]
+
+
+def _prune_postings(XT: sparse.csr_matrix, limit: int) -> sparse.csr_matrix:
+    """``XT`` (terms x units) with each term row cut to its ``limit`` largest weights."""
+    if XT.nnz == 0 or np.diff(XT.indptr).max() <= limit:
+        return XT
+    r, c, v = _row_top(XT.indptr.astype(np.int64), XT.indices, XT.data, limit)
+    return _sparse().csr_matrix((v, (r, c)), shape=XT.shape)
+
+
+def _sparse_top_k(X: sparse.csr_matrix, k: int, postings: int) -> sparse.csr_matrix:
+    n = X.shape[0]
+    XT = _prune_postings(X.T.tocsr(), postings)
+    df = np.diff(XT.indptr)
+    # Entries a row adds to the product (sum of its terms' postings) and to the exact scoring
+    # (2k candidates times its terms): blocks are cut so that these stay bounded.
+    work = np.concatenate(([0], np.cumsum(df[X.indices] + 2 * k)))[X.indptr]
+    rows, cols, vals = [], [], []
+    b = 0
+    while b < n:
+        e = int(np.searchsorted(work, work[b] + _BLOCK_ENTRIES, side="right")) - 1
+        e = min(max(e, b + 1), n)
+        P = (X[b:e] @ XT).tocsr()
+        r, c, _ = _row_top(P.indptr.astype(np.int64), P.indices, P.data, 2 * k)
+        r += b
+        if len(r):
+            # exact cosine of each candidate pair (the product above may have missed terms)
+            exact = np.asarray(X[r].multiply(X[c]).sum(axis=1), dtype=np.float64).ravel()
+            keep = (exact > 0) & (r != c)
+            r, c, exact = r[keep], c[keep], exact[keep]
+            indptr = np.searchsorted(r, np.arange(b, e + 1)).astype(np.int64)
+            tr, tc, tv = _row_top(indptr, c, exact, k)
+            rows.append(tr + b)
+            cols.append(tc)
+            vals.append(tv)
+        b = e
+    # a unit is its own nearest neighbour: its squared norm (0 for a unit without terms)
+    diag = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    nz = np.flatnonzero(diag > 0)
+    rows.append(nz)
+    cols.append(nz)
+    vals.append(diag[nz])
+    S = _sparse().csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
     )
     return S.maximum(S.T).tocsr()
 

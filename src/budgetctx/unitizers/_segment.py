@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -370,11 +371,62 @@ def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
     return segments
 
 
-# A sentence can only end inside a block at terminal punctuation followed by whitespace.
-_MAYBE_BOUNDARY = re.compile(r"[.!?\u2026\u3002][\"')\]\u201d\u2019]*\s")
+# A sentence can only end inside a block at terminal punctuation followed by whitespace, or at
+# a terminator of a script written without spaces (see _SCRIPT_END).
+_MAYBE_BOUNDARY = re.compile(
+    r"[.!?\u2026\u3002][\"')\]\u201d\u2019]*\s|[\u3002\uff01\uff1f\uff61\uff0e\u061f\u06d4\u0964\u0965]"
+)
+# Closing quotes and brackets that stay with the sentence they close: 」』）】〕〉》" ' ” ’ ) ]
+_CLOSERS = "\u300d\u300f\uff09\u3011\u3015\u3009\u300b\"'\u201d\u2019)\\]"
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
+# Sentence ends that need no space after them. CJK: 。！？ and the half-width ｡; the full-width
+# ．only between non-digits (３．５ is a number); ASCII ! and ? directly before CJK text.
+# Arabic ؟ and Urdu ۔, Devanagari । and ॥: they never occur inside a word or a number, and
+# blingfire does not split at the dandas at all. Thai marks no sentence end (a space separates
+# phrases and sentences alike), so it is cut only by max_words. A closing quote followed by a
+# quotative particle (「はい。」と言った) continues the sentence.
+_SCRIPT_END = re.compile(
+    rf"(?:[\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965]|(?<![0-9\uff10-\uff19])\uff0e"
+    rf"(?![0-9\uff10-\uff19])|[!?](?=[{_CJK}]))(?![{_CLOSERS}]+[\u3068\u3063])[{_CLOSERS}]*"
+)
+_LEADING_CLOSERS = re.compile(rf"[{_CLOSERS}]+")
+
+
+# blingfire needs about 18 bytes of buffers per byte of input: a block of running text longer
+# than this (a document without line breaks) is split at sentence ends into pieces.
+_PIECE_CHARS = 1 << 18
 
 
 def _sentence_spans(chunk: str) -> list[tuple[int, int]]:
+    """Sentence boundaries as character offsets into ``chunk``, a piece at a time."""
+    if len(chunk) <= _PIECE_CHARS:
+        return _piece_spans(chunk)
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while pos < len(chunk):
+        end = _piece_end(chunk, pos)
+        out.extend((pos + a, pos + b) for a, b in _piece_spans(chunk[pos:end]))
+        pos = end
+    return out
+
+
+def _piece_end(chunk: str, pos: int) -> int:
+    """Where a piece starting at ``pos`` ends: after the last likely sentence end (else the
+    last space) in the second half of ``_PIECE_CHARS`` characters."""
+    limit = pos + _PIECE_CHARS
+    if limit >= len(chunk):
+        return len(chunk)
+    half = pos + _PIECE_CHARS // 2
+    last = None
+    for last in _MAYBE_BOUNDARY.finditer(chunk, half, limit):  # noqa: B007 - want the last
+        pass
+    if last is not None:
+        return last.end()
+    space = max(chunk.rfind(" ", half, limit), chunk.rfind("\n", half, limit))
+    return space + 1 if space != -1 else limit
+
+
+def _piece_spans(chunk: str) -> list[tuple[int, int]]:
     """blingfire's sentence boundaries as character offsets into ``chunk``.
 
     ``blingfire.text_to_sentences_and_offsets`` maps byte offsets to characters with a Python
@@ -428,16 +480,19 @@ def _split_block(
     offsets = _sentence_spans(chunk)
     spans = []
     for a, b in offsets:
-        if not chunk[a:b].strip():
+        if not _NON_SPACE.search(chunk, a, b):
             continue
         for name_end in _NAME_END.finditer(chunk, a, b):
             cut = name_end.end()
-            if chunk[a:cut].strip() and chunk[cut:b].strip():
+            # searches, not slices: a sentence of many "Dr. Lee." would be quadratic
+            after = _NON_SPACE.search(chunk, cut, b)
+            if after is not None and _NON_SPACE.search(chunk, a, cut):
                 spans.append((a, cut))
-                a = cut + len(chunk[cut:b]) - len(chunk[cut:b].lstrip())
+                a = after.start()
         spans.append((a, b))
     if not spans:
         spans = [(0, len(chunk))]
+    spans = _split_script_ends(chunk, spans)
     spans = [_trim(chunk, a, b) for a, b in _repair_spans(chunk, spans)]
     # A vocabulary header run into the end of the block's last line, after a sentence:
     # "... last updated in 2017. Objectives\nTo assess ..." (a lost line break).
@@ -469,6 +524,30 @@ def _split_block(
     return out
 
 
+def _split_script_ends(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Cut spans after the sentence ends of scripts written without spaces (``_SCRIPT_END``),
+    and give back to the previous sentence the closing quote blingfire split from it
+    ("「はい。" + "」と言った。")."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and out[-1][1] == a and (m := _LEADING_CLOSERS.match(chunk, a, b)):
+            if chunk[m.end() : m.end() + 1] in ("\u3068", "\u3063"):
+                a = out.pop()[0]  # a quotative particle: one sentence
+            else:
+                out[-1] = (out[-1][0], m.end())
+                a = m.end()
+                if not _NON_SPACE.search(chunk, a, b):
+                    continue
+        for end in _SCRIPT_END.finditer(chunk, a, b):
+            nxt = _NON_SPACE.search(chunk, end.end(), b)
+            if nxt is None:
+                break
+            out.append((a, end.end()))
+            a = nxt.start()
+        out.append((a, b))
+    return out
+
+
 def _trim(chunk: str, a: int, b: int) -> tuple[int, int]:
     """Shrink a span to its non-space text (blingfire keeps e.g. U+2028 inside a sentence)."""
     while a < b and chunk[a].isspace():
@@ -480,13 +559,19 @@ def _trim(chunk: str, a: int, b: int) -> tuple[int, int]:
 
 def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Merge blingfire splits that cut a list marker or a clinical abbreviation from its text,
-    and make spans cover the block without gaps of non-space text."""
+    and make spans cover the block without gaps of non-space text.
+
+    A merged span can grow to the whole block ("Dr. Dr. Dr. ..."), so every test looks only at
+    its end (each pattern is anchored there): the work per span is bounded by the length of the
+    span added, and the whole repair is linear in the block.
+    """
     merged: list[tuple[int, int]] = []
+    numbered = _ListNumbers(chunk)
     for a, b in spans:
         if (
             merged
-            and (m := _TRAILING_MARKER.search(chunk, merged[-1][0], merged[-1][1]))
-            and _numbers_list(chunk, m.start(), int(m.group("n")))
+            and (m := _trailing_marker(chunk, merged[-1][0], merged[-1][1]))
+            and numbered.numbers_list(m.start(), int(m.group("n")))
         ):
             # move the marker to the item it numbers
             pa, _ = merged[-1]
@@ -495,14 +580,14 @@ def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
             continue
         if merged:
             pa, pb = merged[-1]
-            prev = chunk[pa:pb].rstrip()
-            nxt = chunk[a:b].lstrip()
-            gap = chunk[pb:a]
+            prev = _tail(chunk, pa, pb)
+            first = _NON_SPACE.search(chunk, a, b)
+            nxt = first.group() if first is not None else ""
             if (
-                gap.strip()  # blingfire dropped text: keep it inside a span
+                _NON_SPACE.search(chunk, pb, a)  # blingfire dropped text: keep it inside a span
                 or _ONLY_MARKER.fullmatch(prev)
                 or _TITLE_END.search(prev)
-                or (_ABBREV_END.search(prev) and nxt[:1].islower() | nxt[:1].isdigit())
+                or (_ABBREV_END.search(prev) and nxt.islower() | nxt.isdigit())
             ):
                 merged[-1] = (pa, b)
                 continue
@@ -517,14 +602,51 @@ def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
     return merged
 
 
-def _numbers_list(chunk: str, pos: int, n: int) -> bool:
-    """Whether a stranded ``n.`` at ``pos`` numbers a list item. After a sentence ("b.i.d. 2.")
-    it does; after a label it may be the label's value ("Pain score: 3. He is comfortable."),
-    so there it must start a list (1) or count on from an earlier ``n - 1.``."""
-    if chunk[pos - 1] != ":" or n == 1:
-        return True
-    previous = re.compile(rf"(?<!\S)\(?{n - 1}[.)]\s")
-    return previous.search(chunk, 0, pos + 1) is not None
+_NON_SPACE = re.compile(r"\S")
+# Longer than any match of _TITLE_END, _ABBREV_END or _ONLY_MARKER, so that a tail of this many
+# characters gives the same answers as the whole span.
+_TAIL = 64
+
+
+def _tail(chunk: str, a: int, b: int) -> str:
+    """``chunk[a:b].rstrip()``, cut to its last ``_TAIL`` characters."""
+    while b > a and chunk[b - 1].isspace():
+        b -= 1
+    return chunk[max(a, b - _TAIL) : b]
+
+
+def _trailing_marker(chunk: str, a: int, b: int) -> re.Match[str] | None:
+    """``_TRAILING_MARKER.search(chunk, a, b)`` without scanning the whole span: a match is a
+    run of spaces and a number at the very end, so the search starts just before that run."""
+    lo = max(a, b - 8)  # "\n(123)." is the longest non-space end a match can have
+    while lo > a and chunk[lo - 1].isspace():
+        lo -= 1
+    return _TRAILING_MARKER.search(chunk, lo, b)
+
+
+class _ListNumbers:
+    """Where each list number ``n.`` first occurs in a block, found in one pass on first use."""
+
+    _MARKER = re.compile(r"(?<!\S)\(?(\d+)[.)]\s")
+
+    def __init__(self, chunk: str) -> None:
+        self.chunk = chunk
+        self._first_end: dict[str, int] | None = None
+
+    def numbers_list(self, pos: int, n: int) -> bool:
+        """Whether a stranded ``n.`` at ``pos`` numbers a list item. After a sentence
+        ("b.i.d. 2.") it does; after a label it may be the label's value ("Pain score: 3. He is
+        comfortable."), so there it must start a list (1) or count on from an earlier
+        ``n - 1.``."""
+        if self.chunk[pos - 1] != ":" or n == 1:
+            return True
+        if self._first_end is None:
+            # one scan instead of a search from the block's start per marker (quadratic)
+            self._first_end = {}
+            for m in self._MARKER.finditer(self.chunk):
+                self._first_end.setdefault(m.group(1), m.end())
+        end = self._first_end.get(str(n - 1))
+        return end is not None and end <= pos + 1
 
 
 _WORD_END = re.compile(r"\S+")
@@ -532,14 +654,49 @@ _WORD_END = re.compile(r"\S+")
 
 def _cap_words(chunk: str, a: int, b: int, max_words: int | None) -> list[tuple[int, int]]:
     """Cut a very long sentence (a table row dump, an unpunctuated transcript) into pieces of at
-    most ``max_words`` words, so that no segment is absurdly larger than a typical budget."""
+    most ``max_words`` words, so that no segment is absurdly larger than a typical budget.
+
+    A run of ``2 * max_words`` or more characters without a space (CJK or Thai text with no
+    sentence end, a base64 blob) is one "word" only in name: it is cut into pieces of that
+    many characters, each its own segment, never before a combining mark.
+    """
     if max_words is None or b - a <= 2 * max_words:  # n words need at least 2n - 1 chars
         return [(a, b)]
-    words = list(_WORD_END.finditer(chunk, a, b))
-    if len(words) <= max_words:
+    limit = 2 * max_words
+    words: list[tuple[int, int]] = []
+    for w in _WORD_END.finditer(chunk, a, b):
+        ws, we = w.span()
+        while we - ws > limit:
+            cut = _grapheme_cut(chunk, ws, ws + limit)
+            words.append((ws, cut))
+            ws = cut
+        words.append((ws, we))
+    if len(words) <= max_words and all(we - ws < limit for ws, we in words):
         return [(a, b)]
-    pieces = []
-    for i in range(0, len(words), max_words):
-        group = words[i : i + max_words]
-        pieces.append((group[0].start(), group[-1].end()))
+    pieces: list[tuple[int, int]] = []
+    group: list[tuple[int, int]] = []
+    for ws, we in words:
+        if we - ws >= limit or len(group) == max_words:
+            if group:
+                pieces.append((group[0][0], group[-1][1]))
+            group = []
+        if we - ws >= limit:
+            pieces.append((ws, we))
+        else:
+            group.append((ws, we))
+    if group:
+        pieces.append((group[0][0], group[-1][1]))
     return pieces
+
+
+def _grapheme_cut(chunk: str, start: int, cut: int) -> int:
+    """``cut`` moved back (at most 8 characters) so as not to separate a character from its
+    combining marks, a zero-width joiner or a variation selector."""
+    c = cut
+    while c > max(start + 1, cut - 8) and _attaches(chunk[c]):
+        c -= 1
+    return cut if _attaches(chunk[c]) else c
+
+
+def _attaches(ch: str) -> bool:
+    return unicodedata.category(ch)[0] == "M" or ch in "\u200d\ufe0e\ufe0f"
