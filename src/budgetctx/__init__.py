@@ -20,6 +20,7 @@ from budgetctx._errors import (
     UnknownComponentError,
 )
 from budgetctx._version import __version__
+from budgetctx.batch import build_contexts
 from budgetctx.context import Context, SelectedUnit
 from budgetctx.pipeline import PreparedDocument, build_context, prepare
 from budgetctx.representations import (
@@ -56,6 +57,7 @@ __all__ = [
     "UnknownComponentError",
     "__version__",
     "build_context",
+    "build_contexts",
     "get_representation",
     "get_selector",
     "get_tokenizer",

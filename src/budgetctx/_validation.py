@@ -54,7 +54,9 @@ def short_repr(value: Any) -> str:
 class Constraint(Protocol):
     """A rule for one parameter: ``describe()`` completes "must be ..."."""
 
-    fix: str
+    # Read-only, so that the frozen dataclasses below satisfy the protocol under mypy.
+    @property
+    def fix(self) -> str: ...
 
     def accepts(self, value: Any) -> bool: ...
 
