@@ -2,8 +2,8 @@
 table file to a table file (JSONL, CSV, Parquet), resumable through a SQLite journal.
 
 >>> from budgetctx.batch import build_contexts
->>> [c.tokens_used for c in build_contexts(["Fever. Cultures drawn. Home."], 3, selector="lead")]
-[2]
+>>> [c.text for c in build_contexts(["Fever. Cultures drawn. Home."], 5, selector="lead")]
+['Fever.']
 """
 
 from __future__ import annotations
