@@ -137,11 +137,22 @@ def _init_worker(budget: int, options: dict[str, Any]) -> None:
     _WORKER["builder"] = ContextBuilder(budget, **options)
 
 
-def _run_one(index: int, ident: str | None, document: object) -> Context | ItemError:
-    try:
-        return _WORKER["builder"](document)
-    except Exception as exc:
-        return _failure(index, ident, exc)
+# (index, id, document) of an item to condense, or the error of one that could not be read
+_Entry = tuple[int, str | None, object] | ItemError
+
+
+def _run_chunk(entries: list[_Entry]) -> list[Context | ItemError]:
+    out: list[Context | ItemError] = []
+    for entry in entries:
+        if isinstance(entry, ItemError):  # its item could not even be read
+            out.append(entry)
+            continue
+        index, ident, document = entry
+        try:
+            out.append(_WORKER["builder"](document))
+        except Exception as exc:
+            out.append(_failure(index, ident, exc))
+    return out
 
 
 def _failure(index: int, ident: str | None, exc: BaseException) -> ItemError:
@@ -181,7 +192,7 @@ def build_contexts(
     Items are texts, mappings (``item[text_field]``, ``item[id_field]``) or anything
     :func:`~budgetctx.build_context` accepts; ``options`` go to it unchanged. ``workers > 1``
     runs a process pool whose workers set the components up once; at most ``window`` items
-    (default ``4 * workers``) are in flight, so an endless iterable uses bounded memory. With
+    (default ``16 * workers``) are in flight, so an endless iterable uses bounded memory. With
     ``on_error="record"`` a failing item yields an :class:`ItemError` instead of stopping; a
     bad option raises before any item is read, whatever ``on_error`` says.
 
@@ -211,7 +222,7 @@ def build_contexts(
         budget,
         options,
         n_workers,
-        settings["window"] or 4 * n_workers,
+        settings["window"] or 16 * n_workers,
         on_error,
         text_field,
         id_field,
@@ -250,12 +261,17 @@ def _pooled(
     pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(budget, options)
     )
-    queue: deque[tuple[int, str | None, Future[Context | ItemError] | ItemError]] = deque()
+    # Items travel in chunks: one task per item costs the parent ~1 ms of queue and pickling
+    # work, a few % of a 2k-token context; two chunks per worker keep every worker busy.
+    chunk = max(1, min(_MAX_CHUNK, window // (2 * workers)))
+    queue: deque[tuple[int, Future[list[Context | ItemError]]]] = deque()
     source = enumerate(items)
     exhausted = False
+    in_flight = 0
     try:
         while True:
-            while not exhausted and len(queue) < window:
+            entries: list[_Entry] = []
+            while not exhausted and in_flight + len(entries) < window:
                 nxt = next(source, None)
                 if nxt is None:
                     exhausted = True
@@ -263,26 +279,34 @@ def _pooled(
                 index, item = nxt
                 ident = item_id(item, id_field=id_field)
                 try:
-                    document = item_text(item, index, text_field=text_field)
+                    entries.append((index, ident, item_text(item, index, text_field=text_field)))
                 except Exception as exc:
                     if on_error == "raise":
                         exc.add_note(_naming(index, ident))
                         raise
-                    queue.append((index, ident, _failure(index, ident, exc)))
-                    continue
-                queue.append((index, ident, pool.submit(_run_one, index, ident, document)))
+                    entries.append(_failure(index, ident, exc))
+                if len(entries) >= chunk:
+                    queue.append((len(entries), pool.submit(_run_chunk, entries)))
+                    in_flight += len(entries)
+                    entries = []
+            if entries:
+                queue.append((len(entries), pool.submit(_run_chunk, entries)))
+                in_flight += len(entries)
             if not queue:
                 return
-            index, ident, pending = queue.popleft()
-            result = pending if isinstance(pending, ItemError) else pending.result()
-            if isinstance(result, ItemError) and on_error == "raise":
-                raise _raised(result)
-            yield result
+            size, pending = queue.popleft()
+            in_flight -= size
+            for result in pending.result():
+                if isinstance(result, ItemError) and on_error == "raise":
+                    raise _raised(result)
+                yield result
     finally:
-        for _, _, pending in queue:
-            if isinstance(pending, Future):
-                pending.cancel()
+        for _, pending in queue:
+            pending.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+_MAX_CHUNK = 8
 
 
 def _raised(error: ItemError) -> BaseException:
