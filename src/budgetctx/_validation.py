@@ -54,7 +54,7 @@ def short_repr(value: Any) -> str:
 class Constraint(Protocol):
     """A rule for one parameter: ``describe()`` completes "must be ..."."""
 
-    # Read-only, so that the frozen dataclasses below satisfy the protocol under mypy.
+    # Read-only, so that frozen dataclasses satisfy the protocol.
     @property
     def fix(self) -> str: ...
 
