@@ -20,6 +20,7 @@ PUBLIC = [
     "GenerationError",
     "InputError",
     "InvalidParameterError",
+    "ItemError",
     "PreparedDocument",
     "Representation",
     "RouteDecision",
@@ -37,6 +38,7 @@ PUBLIC = [
     "UnknownComponentError",
     "__version__",
     "build_context",
+    "build_contexts",
     "default_router",
     "get_representation",
     "get_selector",
@@ -52,7 +54,17 @@ PUBLIC = [
 
 #: Heavy or optional libraries that ``import budgetctx`` must not load: they cost seconds
 #: (scikit-learn, scipy) or belong to extras (the rest), and are imported when first used.
-HEAVY = ("sklearn", "scipy", "torch", "openai", "sentence_transformers", "fastapi", "pandas")
+HEAVY = (
+    "sklearn",
+    "scipy",
+    "torch",
+    "openai",
+    "sentence_transformers",
+    "fastapi",
+    "pandas",
+    "pyarrow",
+    "ray",
+)
 
 
 def test_all_is_pinned() -> None:

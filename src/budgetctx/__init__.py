@@ -20,6 +20,7 @@ from budgetctx._errors import (
     UnknownComponentError,
 )
 from budgetctx._version import __version__
+from budgetctx.batch import ItemError, build_contexts
 from budgetctx.context import Context, DocumentStats, RouteDecision, SelectedUnit
 from budgetctx.pipeline import PreparedDocument, build_context, prepare
 from budgetctx.representations import (
@@ -43,6 +44,7 @@ __all__ = [
     "GenerationError",
     "InputError",
     "InvalidParameterError",
+    "ItemError",
     "PreparedDocument",
     "Representation",
     "RouteDecision",
@@ -60,6 +62,7 @@ __all__ = [
     "UnknownComponentError",
     "__version__",
     "build_context",
+    "build_contexts",
     "default_router",
     "get_representation",
     "get_selector",

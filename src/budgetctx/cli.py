@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from budgetctx._cli_batch import batch
 from budgetctx._errors import BudgetCtxError, InvalidParameterError
 from budgetctx._io import decode_document, read_document
 from budgetctx.context import Context
@@ -599,6 +600,9 @@ def _split_specs(text: str) -> list[str]:
         else:
             specs.append(part)
     return specs
+
+
+app.command("batch")(batch)
 
 
 def main() -> None:

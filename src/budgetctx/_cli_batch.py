@@ -1,0 +1,103 @@
+"""``budgetctx batch``: a table of documents in, a table of contexts out (thin: parse, call
+:func:`budgetctx.batch.run_batch`, print)."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from budgetctx._errors import BudgetCtxError
+from budgetctx.pipeline import DEFAULT_SELECTOR
+
+__all__ = ["batch"]
+
+
+def batch(
+    input: Annotated[
+        Path, typer.Argument(help="Documents: .jsonl, .csv or .parquet, one row per document.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Contexts: .jsonl, .csv or .parquet (resumable).")
+    ],
+    budget: Annotated[int, typer.Option("--budget", "-b", help="Token budget (> 0).")],
+    workers: Annotated[
+        int | None, typer.Option(help="Processes (local) or Ray actors (--engine ray).")
+    ] = None,
+    text_field: Annotated[str, typer.Option(help="Column holding the text.")] = "text",
+    id_field: Annotated[str, typer.Option(help="Column holding the id (else row-N).")] = "id",
+    selector: Annotated[
+        str, typer.Option(help="Selector name, or auto (the bundled router).")
+    ] = DEFAULT_SELECTOR,
+    tokenizer: Annotated[
+        str, typer.Option(help="Tokenizer: o200k_base, cl100k_base, words, a model name, hf:PATH.")
+    ] = "o200k_base",
+    unitizer: Annotated[str, typer.Option(help="Unitizer name.")] = "sentence",
+    representation: Annotated[str, typer.Option(help="Representation name.")] = "tfidf",
+    query: Annotated[str | None, typer.Option(help="Relevance query (else the centroid).")] = None,
+    separator: Annotated[
+        str, typer.Option(help="Text between units; escapes such as \\n are understood.")
+    ] = "\\n",
+    truncate: Annotated[
+        bool, typer.Option(help="Cut one more unit at a token boundary to fill the budget.")
+    ] = False,
+    engine: Annotated[str, typer.Option(help="local (process pool) or ray (Ray Data).")] = (
+        "local"
+    ),
+    address: Annotated[
+        str | None, typer.Option(help="Ray cluster address, e.g. auto (default: a local one).")
+    ] = None,
+    progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
+) -> None:
+    """Condense every row of INPUT into OUT; run it again to resume after an interruption.
+
+    OUT rows: id, row, context, tokens_used, document_tokens, tokens_saved, budget, selector,
+    n_units, units_kept, provenance (kept unit spans as JSON), reason, error. Rows that cannot
+    be condensed (no text, corrupt line, duplicate id) are kept with their error.
+    """
+    from budgetctx.batch import run_batch
+
+    try:
+        options: dict[str, Any] = {
+            "selector": selector,
+            "tokenizer": tokenizer,
+            "unitizer": unitizer,
+            "representation": representation,
+            "query": query,
+            "separator": codecs.decode(separator, "unicode_escape"),
+            "truncate": truncate,
+        }
+        summary = run_batch(
+            input,
+            out,
+            budget,
+            workers=workers,
+            engine=engine,
+            address=address,
+            text_field=text_field,
+            id_field=id_field,
+            progress=progress,
+            **options,
+        )
+    except BudgetCtxError as exc:
+        typer.echo(f"budgetctx: error: {_one_line(exc)}", err=True)
+        raise typer.Exit(2) from None
+    except OSError as exc:
+        typer.echo(f"budgetctx: error: {exc.strerror or exc}: {exc.filename}", err=True)
+        raise typer.Exit(2) from None
+    pct = 100.0 * summary.tokens_saved / max(summary.tokens_in, 1)
+    for sample in summary.error_samples:
+        typer.echo(f"budgetctx: recorded error: {sample}", err=True)
+    typer.echo(
+        f"budgetctx: {summary.rows} rows in {summary.out} ({summary.written} new, "
+        f"{summary.skipped} already done), {summary.errors} errors; tokens in "
+        f"{summary.tokens_in}, out {summary.tokens_out}, saved {summary.tokens_saved} "
+        f"({pct:.1f} %); {summary.seconds:.1f} s",
+        err=True,
+    )
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())

@@ -1,0 +1,328 @@
+"""``build_contexts``: many documents, one configuration, in input order, optionally in a
+process pool whose workers set the components up once."""
+
+from __future__ import annotations
+
+import inspect
+import multiprocessing
+import sys
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
+from budgetctx._validation import (
+    Constraint,
+    InstanceOf,
+    Interval,
+    NoneOr,
+    OneOf,
+    Predicate,
+    check,
+    validate,
+)
+from budgetctx.context import Context
+from budgetctx.pipeline import build_context
+
+__all__ = ["ContextBuilder", "ItemError", "build_contexts", "item_id", "item_text"]
+
+_OWNER = "build_contexts"
+# Options resolved to instances once per process; everything else goes to build_context as is.
+_COMPONENTS = ("tokenizer", "unitizer", "representation", "selector")
+
+
+@dataclass(frozen=True)
+class ItemError:
+    """An item that could not be condensed (``on_error="record"``).
+
+    ``message`` never contains the item's text: it says what was wrong and how to fix it.
+
+    >>> ItemError(index=3, id="n-17", error="InputError", message="text is empty").to_dict()
+    {'index': 3, 'id': 'n-17', 'error': 'InputError', 'message': 'text is empty'}
+    """
+
+    index: int
+    id: str | None
+    error: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def item_id(item: object, *, id_field: str = "id") -> str | None:
+    """The id of an item: ``item[id_field]`` of a mapping, ``item.id`` of an object, else None."""
+    raw = item.get(id_field) if isinstance(item, Mapping) else getattr(item, "id", None)
+    return None if raw is None or isinstance(item, str) else str(raw)
+
+
+def item_text(item: object, index: int, *, text_field: str = "text") -> object:
+    """What to pass to ``build_context`` for one item.
+
+    A str is the text itself; a mapping gives ``item[text_field]``; anything else (a future
+    ``Document``) is passed unchanged, for ``build_context`` to accept or refuse.
+    """
+    if isinstance(item, Mapping):
+        if text_field not in item:
+            raise InputError(
+                f"item {index} has no {text_field!r} field; name the field that holds the "
+                "text with text_field=... (--text-field).",
+                value=sorted(map(str, item))[:10],
+            )
+        return item[text_field]
+    return item
+
+
+def _accepted_options() -> frozenset[str]:
+    params = inspect.signature(build_context).parameters.values()
+    return frozenset(p.name for p in params if p.kind is p.KEYWORD_ONLY)
+
+
+def _known_option(name: str) -> Predicate:
+    return Predicate(
+        lambda _: name in _accepted_options(),
+        f"a keyword option of build_context ({', '.join(sorted(_accepted_options()))})",
+        fix="pass only build_context's options through **options.",
+    )
+
+
+class ContextBuilder:
+    """One configuration set up once (tokenizer, unitizer, representation, selector), then
+    called per document: what a pool worker or a Ray actor holds.
+
+    >>> builder = ContextBuilder(8, selector="lead")
+    >>> print(builder("Chest pain. Troponin negative. Discharged home.").text)
+    Chest pain.
+    Troponin negative.
+    """
+
+    def __init__(self, budget: int, **options: Any) -> None:
+        from budgetctx.pipeline import _as_router
+        from budgetctx.representations import get_representation
+        from budgetctx.selectors import get_selector
+        from budgetctx.tokenizers import get_tokenizer
+        from budgetctx.unitizers import get_unitizer
+
+        self.budget = check(_OWNER, "budget", budget, Interval(int, 1, fix="e.g. budget=512."))
+        for name in options:
+            check(_OWNER, name, name, _known_option(name))
+        opts = dict(options)
+        opts["tokenizer"] = get_tokenizer(opts.get("tokenizer", "o200k_base"))
+        opts["unitizer"] = get_unitizer(
+            opts.get("unitizer", "sentence"), **dict(opts.pop("unitizer_options", None) or {})
+        )
+        opts["representation"] = get_representation(opts.get("representation", "tfidf"))
+        selector = opts.get("selector", "mmr")
+        router = _as_router(selector)
+        if router is not None:
+            opts["selector"] = router
+        else:
+            opts["selector"] = get_selector(
+                selector, **dict(opts.pop("selector_options", None) or {})
+            )
+        self.options = opts
+        # A probe: a bad option value fails here, once, not as an error on every item.
+        self("Probe sentence one. Probe sentence two.")
+
+    def __call__(self, document: Any) -> Context:
+        return build_context(document, self.budget, **self.options)
+
+
+_WORKER: dict[str, ContextBuilder] = {}
+
+
+def _init_worker(budget: int, options: dict[str, Any]) -> None:
+    _WORKER["builder"] = ContextBuilder(budget, **options)
+
+
+# (index, id, document) of an item to condense, or the error of one that could not be read
+_Entry = tuple[int, str | None, object] | ItemError
+
+
+def _run_chunk(entries: list[_Entry]) -> list[Context | ItemError]:
+    out: list[Context | ItemError] = []
+    for entry in entries:
+        if isinstance(entry, ItemError):  # its item could not even be read
+            out.append(entry)
+            continue
+        index, ident, document = entry
+        try:
+            out.append(_WORKER["builder"](document))
+        except Exception as exc:
+            out.append(_failure(index, ident, exc))
+    return out
+
+
+def _failure(index: int, ident: str | None, exc: BaseException) -> ItemError:
+    if isinstance(exc, BudgetCtxError):
+        message = str(exc)
+    else:
+        # A foreign exception's message may quote the document; say only what it was.
+        message = (
+            f"unexpected {type(exc).__name__} while condensing this item; please report it "
+            "with the item id (the traceback is not shown because it may contain the text)"
+        )
+    return ItemError(index=index, id=ident, error=type(exc).__name__, message=message)
+
+
+_CONSTRAINTS: Mapping[str, Constraint] = {
+    "workers": NoneOr(Interval(int, 1), fix="e.g. workers=2 (None or 1: this process)."),
+    "on_error": OneOf(("raise", "record"), fix="'record' yields an ItemError and goes on."),
+    "window": NoneOr(Interval(int, 1), fix="e.g. window=64 items in flight."),
+    "text_field": InstanceOf(str, "a str", fix="the key that holds each item's text."),
+    "id_field": InstanceOf(str, "a str", fix="the key that holds each item's id."),
+}
+
+
+def build_contexts(
+    items: Iterable[Any],
+    budget: int,
+    *,
+    workers: int | None = None,
+    on_error: Literal["raise", "record"] = "raise",
+    window: int | None = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    **options: Any,
+) -> Iterator[Context | ItemError]:
+    """Condense every item, yielding one result per item in input order.
+
+    Items are texts, mappings (``item[text_field]``, ``item[id_field]``) or anything
+    :func:`~budgetctx.build_context` accepts; ``options`` go to it unchanged. ``workers > 1``
+    runs a process pool whose workers set the components up once; at most ``window`` items
+    (default ``16 * workers``) are in flight, so an endless iterable uses bounded memory. With
+    ``on_error="record"`` a failing item yields an :class:`ItemError` instead of stopping; a
+    bad option raises before any item is read, whatever ``on_error`` says.
+
+    >>> notes = ["Chest pain. Troponin negative. Home.", {"id": "b", "text": "Fever. Cultures."}]
+    >>> [c.text for c in build_contexts(notes, 4, selector="lead")]
+    ['Chest pain.', 'Fever.']
+    """
+    settings = validate(
+        _OWNER,
+        _CONSTRAINTS,
+        {
+            "workers": workers,
+            "on_error": on_error,
+            "window": window,
+            "text_field": text_field,
+            "id_field": id_field,
+        },
+    )
+    n_workers = settings["workers"] or 1
+    if n_workers == 1:
+        builder = ContextBuilder(budget, **options)
+        return _serial(items, builder, on_error, text_field, id_field)
+    # Fail in the caller, not in every worker, when the configuration is bad.
+    ContextBuilder(budget, **options)
+    return _pooled(
+        items,
+        budget,
+        options,
+        n_workers,
+        settings["window"] or 16 * n_workers,
+        on_error,
+        text_field,
+        id_field,
+    )
+
+
+def _serial(
+    items: Iterable[Any], builder: ContextBuilder, on_error: str, text_field: str, id_field: str
+) -> Iterator[Context | ItemError]:
+    for index, item in enumerate(items):
+        ident = item_id(item, id_field=id_field)
+        try:
+            yield builder(item_text(item, index, text_field=text_field))
+        except Exception as exc:
+            if on_error == "raise":
+                exc.add_note(_naming(index, ident))
+                raise
+            yield _failure(index, ident, exc)
+
+
+def _naming(index: int, ident: str | None) -> str:
+    return f"while condensing item {index}" + (f" (id {ident!r})" if ident is not None else "")
+
+
+def _pooled(
+    items: Iterable[Any],
+    budget: int,
+    options: dict[str, Any],
+    workers: int,
+    window: int,
+    on_error: str,
+    text_field: str,
+    id_field: str,
+) -> Iterator[Context | ItemError]:
+    ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(budget, options)
+    )
+    # Items travel in chunks: one task per item costs the parent ~1 ms of queue and pickling
+    # work, a few % of a 2k-token context; two chunks per worker keep every worker busy.
+    chunk = max(1, min(_MAX_CHUNK, window // (2 * workers)))
+    queue: deque[tuple[int, Future[list[Context | ItemError]]]] = deque()
+    source = enumerate(items)
+    exhausted = False
+    in_flight = 0
+    try:
+        while True:
+            entries: list[_Entry] = []
+            while not exhausted and in_flight + len(entries) < window:
+                nxt = next(source, None)
+                if nxt is None:
+                    exhausted = True
+                    break
+                index, item = nxt
+                ident = item_id(item, id_field=id_field)
+                try:
+                    entries.append((index, ident, item_text(item, index, text_field=text_field)))
+                except Exception as exc:
+                    if on_error == "raise":
+                        exc.add_note(_naming(index, ident))
+                        raise
+                    entries.append(_failure(index, ident, exc))
+                if len(entries) >= chunk:
+                    queue.append((len(entries), pool.submit(_run_chunk, entries)))
+                    in_flight += len(entries)
+                    entries = []
+            if entries:
+                queue.append((len(entries), pool.submit(_run_chunk, entries)))
+                in_flight += len(entries)
+            if not queue:
+                return
+            size, pending = queue.popleft()
+            in_flight -= size
+            for result in pending.result():
+                if isinstance(result, ItemError) and on_error == "raise":
+                    raise _raised(result)
+                yield result
+    finally:
+        for _, pending in queue:
+            pending.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+_MAX_CHUNK = 8
+
+
+def _raised(error: ItemError) -> BaseException:
+    kinds: dict[str, type[BudgetCtxError]] = {
+        "InputError": InputError,
+        "InvalidParameterError": InvalidParameterError,
+    }
+    kind = kinds.get(error.error)
+    exc: BaseException = (
+        kind(error.message)
+        if kind is not None
+        else _ItemFailedError(f"{error.error}: {error.message}")
+    )
+    exc.add_note(_naming(error.index, error.id))
+    return exc
+
+
+class _ItemFailedError(BudgetCtxError):
+    """An item failed in a worker with an error that is not one of budgetctx's input errors."""
