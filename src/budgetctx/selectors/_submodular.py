@@ -2,26 +2,57 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import Interval, validate_fields
 from budgetctx.objectives import FacilityLocation, Objective, RCDObjective
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._greedy import lazy_greedy
+from budgetctx.selectors._priors import allowed_units, unit_weights
 
 __all__ = ["FacilitySelector", "RCDSelector"]
+
+#: Rules for the knapsack and prior options that facility location and RCD share (typed
+#: Interval, not Constraint: mypy refuses a frozen dataclass for the protocol's settable fix).
+_GREEDY_OPTIONS: Mapping[str, Interval] = {
+    "cost_exponent": Interval(
+        float,
+        0,
+        1,
+        fix="1 is the cost-scaled greedy with a guarantee, 0 ignores unit length.",
+    ),
+    "position_decay": Interval(
+        float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
+    ),
+    "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
+}
 
 
 @dataclass(frozen=True)
 class FacilitySelector:
-    """Maximises facility-location coverage ``sum_i max_{j in S} k(i, j)`` only.
+    """Maximises facility-location coverage ``sum_i w_i max_{j in S} k(i, j)`` only.
+
+    Greedy by ``gain / cost ** cost_exponent`` with a best-singleton check (see
+    :mod:`budgetctx.selectors._greedy` for where the guarantee holds). ``w_i`` is the lead
+    prior and fragment rule (``position_decay``, ``min_unit_tokens``; see
+    :mod:`budgetctx.selectors._priors`); with the defaults every ``w_i`` is 1.
 
     >>> FacilitySelector().name
     'facility'
     """
 
     best_singleton: bool = True
+    cost_exponent: float = 1.0
+    position_decay: float = 0.0
+    min_unit_tokens: int = 0
+
+    _constraints: ClassVar[Mapping[str, Interval]] = _GREEDY_OPTIONS
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
 
     @property
     def name(self) -> str:
@@ -31,11 +62,18 @@ class FacilitySelector:
         return asdict(self)
 
     def objective(self, problem: SelectionProblem) -> Objective:
-        return FacilityLocation(problem.features)
+        w = unit_weights(
+            problem, position_decay=self.position_decay, min_unit_tokens=self.min_unit_tokens
+        )
+        return FacilityLocation(problem.features, weights=w)
 
     def select(self, problem: SelectionProblem) -> Selection:
         return lazy_greedy(
-            problem, lambda: self.objective(problem), best_singleton=self.best_singleton
+            problem,
+            lambda: self.objective(problem),
+            best_singleton=self.best_singleton,
+            cost_exponent=self.cost_exponent,
+            allowed=allowed_units(problem, min_unit_tokens=self.min_unit_tokens),
         )
 
 
@@ -44,7 +82,9 @@ class RCDSelector:
     """Relevance + Coverage + Diversity: ``alpha R + beta C + gamma log det(I + eta K_S)``.
 
     Each term is scaled so that its best single unit scores 1 (see :class:`RCDObjective`).
-    Optimised by cost-scaled lazy greedy with a best-singleton check.
+    Optimised by lazy greedy on ``gain / cost ** cost_exponent`` with a best-singleton check;
+    ``position_decay`` and ``min_unit_tokens`` weight relevance and coverage targets by ``w_i``
+    (:mod:`budgetctx.selectors._priors`).
 
     Default weights were chosen on the *validation* splits of L-Eval, Cochrane and MTSamples
     (a 0.25-step simplex grid, budgets 256/512/1024, mean ROUGE-1 over dataset x budget
@@ -61,8 +101,14 @@ class RCDSelector:
     gamma: float = 0.0
     eta: float = 1.0
     best_singleton: bool = True
+    cost_exponent: float = 1.0
+    position_decay: float = 0.0
+    min_unit_tokens: int = 0
+
+    _constraints: ClassVar[Mapping[str, Interval]] = _GREEDY_OPTIONS
 
     def __post_init__(self) -> None:
+        validate_fields(self)
         # Validate eagerly so that a bad weight fails at construction, not mid-sweep.
         for name in ("alpha", "beta", "gamma"):
             w = getattr(self, name)
@@ -88,11 +134,23 @@ class RCDSelector:
         return asdict(self)
 
     def objective(self, problem: SelectionProblem) -> Objective:
+        w = unit_weights(
+            problem, position_decay=self.position_decay, min_unit_tokens=self.min_unit_tokens
+        )
         return RCDObjective(
-            problem.features, alpha=self.alpha, beta=self.beta, gamma=self.gamma, eta=self.eta
+            problem.features,
+            alpha=self.alpha,
+            beta=self.beta,
+            gamma=self.gamma,
+            eta=self.eta,
+            weights=w,
         )
 
     def select(self, problem: SelectionProblem) -> Selection:
         return lazy_greedy(
-            problem, lambda: self.objective(problem), best_singleton=self.best_singleton
+            problem,
+            lambda: self.objective(problem),
+            best_singleton=self.best_singleton,
+            cost_exponent=self.cost_exponent,
+            allowed=allowed_units(problem, min_unit_tokens=self.min_unit_tokens),
         )
