@@ -27,6 +27,7 @@ import sys
 import time
 import warnings
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,14 @@ def grid_specs(*, small: bool = False) -> list[str]:
 
 
 def run(
-    datasets: list[str], split: str, budgets: list[int], specs: list[str], data_dir: str
+    datasets: list[str],
+    split: str,
+    budgets: list[int],
+    specs: list[str],
+    data_dir: str,
+    *,
+    per_document: bool = False,
+    shard: tuple[int, int] = (0, 1),
 ) -> dict[str, Any]:
     rouge = Rouge(use_stemmer=True)
     parsed = [parse_selector_spec(s) for s in specs]
@@ -74,6 +82,12 @@ def run(
     over = 0
     for ds in datasets:
         examples = load_dataset(ds, split=split, data_dir=data_dir)
+        if per_document:
+            # L-Eval has many instruction/summary pairs per meeting; the protocol
+            # scores each document once, with relevance to the document itself (no query).
+            firsts = {e.document: e for e in reversed(examples)}
+            examples = [replace(e, query=None) for e in examples if firsts[e.document] is e]
+        examples = examples[shard[0] :: shard[1]]
         ids[ds] = [e.id for e in examples]
         cell: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         t0 = time.perf_counter()
@@ -99,7 +113,13 @@ def run(
         )
     if over:
         raise AssertionError(f"{over} contexts over budget")
-    return {"split": split, "budgets": budgets, "ids": ids, "scores": scores}
+    return {
+        "split": split,
+        "budgets": budgets,
+        "per_document": per_document,
+        "ids": ids,
+        "scores": scores,
+    }
 
 
 def summarise(result: dict[str, Any], top: int) -> None:
@@ -136,12 +156,33 @@ def main() -> None:
     ap.add_argument("--selectors", nargs="*", default=[])
     ap.add_argument("--grid", choices=("full", "small"), help="add the validation grid")
     ap.add_argument("--data-dir", default=str(Path(__file__).parents[1] / "../shared/data"))
+    ap.add_argument(
+        "--per-document",
+        action="store_true",
+        help="score each distinct document once (its first pair) with no query",
+    )
+    ap.add_argument("--shard", default="0/1", help="K/N: run examples K, K+N, ... only")
+    ap.add_argument(
+        "--merge", nargs="+", type=Path, help="concatenate the examples of shard outputs"
+    )
     ap.add_argument("--out", type=Path)
     ap.add_argument("--top", type=int, default=8)
     ap.add_argument("--load", type=Path, help="summarise a saved result instead of running")
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"))
     args = ap.parse_args()
-    if args.load:
+    if args.merge:
+        parts = [json.loads(p.read_text()) for p in args.merge]
+        result = parts[0]
+        for part in parts[1:]:
+            for ds, by_spec in part["scores"].items():
+                result["ids"][ds] = result["ids"].get(ds, []) + part["ids"][ds]
+                for spec, by_budget in by_spec.items():
+                    mine = result["scores"].setdefault(ds, {}).setdefault(spec, {})
+                    for b, values in by_budget.items():
+                        mine[b] = mine.get(b, []) + values
+        if args.out:
+            args.out.write_text(json.dumps(result))
+    elif args.load:
         result = json.loads(args.load.read_text())
     else:
         specs = list(
@@ -149,7 +190,15 @@ def main() -> None:
                 [*args.selectors, *(grid_specs(small=args.grid == "small") if args.grid else [])]
             )
         )
-        result = run(args.datasets, args.split, args.budgets, specs, args.data_dir)
+        result = run(
+            args.datasets,
+            args.split,
+            args.budgets,
+            specs,
+            args.data_dir,
+            per_document=args.per_document,
+            shard=(int(args.shard.split("/")[0]), int(args.shard.split("/")[1])),
+        )
         if args.out:
             args.out.write_text(json.dumps(result))
     summarise(result, args.top)

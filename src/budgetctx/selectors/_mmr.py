@@ -82,12 +82,15 @@ class MMRSelector:
         overflow: int | None = None
         lam = self.lambda_
         rexp = self.cost_exponent
+        scale = None
+        if rexp > 0:
+            scale = np.maximum(tracker.marginal, 1).astype(np.float64) ** rexp
         while True:
             score = lam * r - (1.0 - lam) * redundancy
             ranked = score
-            if rexp > 0:
-                # Marginal costs only shrink (overlapping windows), so recompute every step.
-                scale = np.maximum(tracker.marginal, 1).astype(np.float64) ** rexp
+            if scale is not None:
+                if problem.overlapping:  # shared segments make marginal costs shrink
+                    scale = np.maximum(tracker.marginal, 1).astype(np.float64) ** rexp
                 ranked = np.where(score >= 0, score / scale, score * scale)
             fits = available & (tracker.marginal <= tracker.remaining)
             if not fits.any():
