@@ -73,6 +73,7 @@ def run(
     *,
     per_document: bool = False,
     shard: tuple[int, int] = (0, 1),
+    checkpoint: Path | None = None,
 ) -> dict[str, Any]:
     rouge = Rouge(use_stemmer=True)
     parsed = [parse_selector_spec(s) for s in specs]
@@ -106,6 +107,11 @@ def run(
                         f = float(rouge.score(ctx.text, ex.reference).to_dict()["rouge1"]["f"])
                         seen[ctx.kept_ids] = f
                     cell[spec][str(b)].append(f)
+            if checkpoint is not None:
+                # a slow machine can stop a run early: keep every finished example
+                done = {**scores, ds: {s: dict(v) for s, v in cell.items()}}
+                part = {"split": split, "budgets": budgets, "ids": ids, "scores": done}
+                checkpoint.write_text(json.dumps(part))
         scores[ds] = {s: dict(v) for s, v in cell.items()}
         print(
             f"{ds} {split}: {len(examples)} examples, {time.perf_counter() - t0:.0f} s",
@@ -150,7 +156,7 @@ def compare(result: dict[str, Any], a: str, b: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--split", choices=("validation", "test"), required=True)
+    ap.add_argument("--split", choices=("validation", "test"), help="needed unless --load/--merge")
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS))
     ap.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
     ap.add_argument("--selectors", nargs="*", default=[])
@@ -185,6 +191,8 @@ def main() -> None:
     elif args.load:
         result = json.loads(args.load.read_text())
     else:
+        if args.split is None:
+            ap.error("--split is required to run a grid")
         specs = list(
             dict.fromkeys(
                 [*args.selectors, *(grid_specs(small=args.grid == "small") if args.grid else [])]
@@ -198,6 +206,7 @@ def main() -> None:
             args.data_dir,
             per_document=args.per_document,
             shard=(int(args.shard.split("/")[0]), int(args.shard.split("/")[1])),
+            checkpoint=args.out,
         )
         if args.out:
             args.out.write_text(json.dumps(result))
