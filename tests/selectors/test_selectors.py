@@ -221,3 +221,27 @@ def test_aliases_and_instances() -> None:
     assert get_selector(inst) is inst
     with pytest.raises(InvalidParameterError):
         get_selector(inst, lambda_=0.2)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "mmr:cost_exponent=0.5,position_decay=0.03,min_unit_tokens=5",
+        "facility:cost_exponent=0,position_decay=0.03,min_unit_tokens=5",
+        "rcd:cost_exponent=0,position_decay=0.1,min_unit_tokens=8",
+    ],
+)
+@pytest.mark.parametrize("unitizer", ["sentence", "window"])
+def test_contract_with_new_options(spec: str, unitizer: str, mtsamples_notes: list[str]) -> None:
+    # The budget contract and provenance hold for the non-default settings too.
+    from budgetctx import build_context
+    from budgetctx.selectors import parse_selector_spec
+    from tests.contracts.test_budget_contract import check_contract
+
+    name, options = parse_selector_spec(spec)
+    for text in mtsamples_notes[::9]:
+        for budget in (32, 128, 512):
+            ctx = build_context(
+                text, budget, selector=name, selector_options=options, unitizer=unitizer
+            )
+            check_contract(ctx, text, budget)
