@@ -185,7 +185,7 @@ def test_provenance_and_json() -> None:
         for a, b in unit["spans"]:
             assert NOTE[a:b] in ctx.text
     assert set(data["timings_ms"]) >= {"unitize", "count", "represent", "select", "render", "total"}
-    assert data["params"]["selector"] == {"lambda_": 0.7}
+    assert data["params"]["selector"]["lambda_"] == 0.7
     with pytest.raises(AttributeError):
         ctx.text = "changed"  # type: ignore[misc]
 
@@ -199,7 +199,7 @@ def test_options_reach_components() -> None:
         unitizer="window",
         unitizer_options={"base_words": 10},
     )
-    assert ctx.params["selector"] == {"lambda_": 0.2}
+    assert ctx.params["selector"]["lambda_"] == 0.2
     assert ctx.params["unitizer"]["base_words"] == 10
 
 

@@ -22,11 +22,16 @@ def _features(seed: int, n: int = 10, d: int = 5) -> UnitFeatures:
 
 
 def _objectives(f: UnitFeatures) -> list[FacilityLocation | LogDet | RCDObjective | Relevance]:
+    # a lead prior with one zero weight (a fragment), as the selectors build it
+    w = np.exp(-0.3 * np.arange(f.n))
+    w[1] = 0.0
     return [
         Relevance(f.relevance),
         FacilityLocation(f),
         LogDet(f, eta=1.5),
         RCDObjective(f, alpha=0.5, beta=0.3, gamma=0.2),
+        FacilityLocation(f, weights=w),
+        RCDObjective(f, alpha=0.5, beta=0.3, gamma=0.2, weights=w),
     ]
 
 
@@ -140,6 +145,35 @@ def test_sparse_kernel_agrees_with_dense() -> None:
         nearest = set(np.argsort(-G[:, j])[:6].tolist())
         assert nearest <= set(rows.tolist()) | {j}
     assert sk.gram_diag() == pytest.approx(np.ones(40))
+
+
+def test_weighted_coverage_hand_computed() -> None:
+    K = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 1.0]])
+    f = UnitFeatures(relevance=np.ones(3), kernel=DenseKernel(K), relevance_source="given")
+    w = np.array([1.0, 0.5, 0.0])
+    obj = FacilityLocation(f, weights=w)
+    # unit 1 covers 0 by 0.5 (weight 1), itself by 1 (weight 0.5), unit 2 counts for nothing
+    assert obj.initial_gains() == pytest.approx([1.25, 1.0, 0.1])
+    obj.add(1)
+    assert obj.gain(0) == pytest.approx(0.5)
+    assert obj.evaluate([0, 1]) == pytest.approx(1.5)
+
+
+def test_weighted_coverage_sums_sparse_agrees_with_its_columns() -> None:
+    from scipy import sparse
+
+    rng = np.random.default_rng(1)
+    dense = (rng.random((30, 20)) > 0.7) * rng.random((30, 20))
+    dense[:, 0] += 0.01
+    dense /= np.linalg.norm(dense, axis=1, keepdims=True)
+    for kernel in (SparseKernel(sparse.csr_matrix(dense), top_k=4), DenseKernel(dense @ dense.T)):
+        w = rng.random(30)
+        expected = []
+        for j in range(30):
+            rows, vals = kernel.coverage_column(j)
+            expected.append(float(w @ vals) if rows is None else float(w[rows] @ vals))
+        assert kernel.weighted_coverage_sums(w) == pytest.approx(expected, rel=1e-6)
+        assert kernel.weighted_coverage_sums(np.ones(30)) == pytest.approx(kernel.coverage_sums())
 
 
 def test_psd_projection() -> None:

@@ -227,7 +227,7 @@ def test_auto_selector_and_context_stats(sample_note: str) -> None:
         build_context(sample_note, 300, selector="auto", selector_options={"lambda_": 0.2})
     router = BudgetRouter(b1=100, b2=200, selectors=("lead", "sliding", "mmr:lambda_=0.3"))
     routed = build_context(sample_note, 300, selector=router)
-    assert routed.selector == "mmr" and routed.params["selector"] == {"lambda_": 0.3}
+    assert routed.selector == "mmr" and routed.params["selector"]["lambda_"] == 0.3
 
 
 def test_default_router_has_provenance() -> None:

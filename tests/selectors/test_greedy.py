@@ -9,13 +9,16 @@ import pytest
 
 from budgetctx.selectors import FacilitySelector, RCDSelector, lazy_greedy, naive_greedy
 from budgetctx.selectors._base import SelectionProblem
-from tests.selectors._problems import random_problem
+from budgetctx.selectors._priors import allowed_units
+from tests.selectors._problems import make_problem, random_problem
 
 SELECTORS = [
     FacilitySelector(),
     RCDSelector(),
     RCDSelector(alpha=0.0, beta=0.0, gamma=1.0, eta=2.0),
     RCDSelector(alpha=0.3, beta=0.6, gamma=0.1),
+    FacilitySelector(position_decay=0.2, min_unit_tokens=5),
+    RCDSelector(alpha=0.3, beta=0.6, gamma=0.1, position_decay=0.1, min_unit_tokens=8),
 ]
 
 
@@ -26,13 +29,20 @@ def _feasible(problem: SelectionProblem, order: tuple[int, ...]) -> bool:
 
 @pytest.mark.parametrize("selector", SELECTORS, ids=lambda s: repr(s))
 @pytest.mark.parametrize("windows", [False, True], ids=["disjoint", "windows"])
-def test_lazy_equals_naive(selector: FacilitySelector | RCDSelector, windows: bool) -> None:
+@pytest.mark.parametrize("r", [1.0, 0.5, 0.0], ids=lambda r: f"r={r}")
+def test_lazy_equals_naive(
+    selector: FacilitySelector | RCDSelector, windows: bool, r: float
+) -> None:
     rng = np.random.default_rng(1234)
     for _ in range(25):
         problem = random_problem(rng, int(rng.integers(2, 18)), windows=windows)
-        lazy = lazy_greedy(problem, lambda p=problem: selector.objective(p))
-        naive = naive_greedy(problem, lambda p=problem: selector.objective(p))
+        allowed = allowed_units(problem, min_unit_tokens=selector.min_unit_tokens)
+        options = {"cost_exponent": r, "allowed": allowed}
+        lazy = lazy_greedy(problem, lambda p=problem: selector.objective(p), **options)
+        naive = naive_greedy(problem, lambda p=problem: selector.objective(p), **options)
         assert lazy.order == naive.order
+        if allowed is not None:
+            assert all(allowed[u] for u in lazy.order)
         assert lazy.gains == pytest.approx(naive.gains, rel=1e-6, abs=1e-9)
         assert _feasible(problem, lazy.order)
 
@@ -57,3 +67,19 @@ def test_gains_are_nonincreasing_per_cost_step_for_unit_costs() -> None:
         object.__setattr__(problem, "unit_costs", np.ones(12, dtype=np.int64))
         gains = RCDSelector().select(problem).gains
         assert all(a >= b - 1e-9 for a, b in itertools.pairwise(gains))
+
+
+def test_cost_exponent_zero_ignores_length() -> None:
+    # gain per token prefers the two short units; r = 0 takes the most relevant (long) one
+    problem = make_problem([1.0, 0.3, 0.3], [10, 2, 2], 10)
+    assert RCDSelector(alpha=1, beta=0, gamma=0, cost_exponent=0).select(problem).order == (0,)
+    per_token = RCDSelector(alpha=1, beta=0, gamma=0, best_singleton=False).select(problem)
+    assert per_token.order == (1, 2)
+
+
+def test_selectors_pass_their_options_to_greedy() -> None:
+    problem = make_problem([1.0, 0.3, 0.3], [10, 2, 2], 10)
+    for sel in (FacilitySelector(cost_exponent=0.0), RCDSelector(cost_exponent=0.0)):
+        lazy = sel.select(problem)
+        naive = naive_greedy(problem, lambda s=sel: s.objective(problem), cost_exponent=0.0)
+        assert lazy.order == naive.order

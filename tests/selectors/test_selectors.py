@@ -97,6 +97,46 @@ def test_mmr_redundancy_is_against_all_selected_units() -> None:
     assert sel.gains == pytest.approx((0.5, 0.4, 0.05))
 
 
+def test_mmr_cost_exponent_prefers_score_per_token() -> None:
+    problem = make_problem([1.0, 0.6, 0.6], [10, 2, 2], 10)
+    assert MMRSelector(lambda_=1.0).select(problem).order == (0,)
+    assert MMRSelector(lambda_=1.0, cost_exponent=1.0).select(problem).order == (1, 2)
+
+
+def test_position_decay_is_a_lead_prior() -> None:
+    # three equally relevant, unrelated units: the prior breaks the tie towards the start,
+    # and a strong enough prior overrides a small relevance edge of a later unit
+    problem = make_problem([0.9, 0.9, 1.0], [1, 1, 1], 1)
+    assert MMRSelector(lambda_=1.0).select(problem).order == (2,)
+    assert MMRSelector(lambda_=1.0, position_decay=0.5).select(problem).order == (0,)
+    rcd = RCDSelector(alpha=1.0, beta=0.0, gamma=0.0, position_decay=0.5)
+    assert rcd.select(problem).order == (0,)
+    K = np.eye(3)
+    assert FacilitySelector().select(make_problem([0] * 3, [1, 1, 1], 1, kernel=K)).order == (0,)
+    K2 = np.eye(3)
+    K2[1, 2] = K2[2, 1] = 0.5  # unit 2 covers more, unless late units are worth little
+    cover = make_problem([0] * 3, [1, 1, 1], 1, kernel=K2)
+    assert FacilitySelector().select(cover).order in ((1,), (2,))
+    assert FacilitySelector(position_decay=2.0).select(cover).order == (0,)
+
+
+@pytest.mark.parametrize("name", ["mmr", "facility", "rcd"])
+def test_fragment_rule_never_selects_short_units(name: str) -> None:
+    # unit 1 is a 2-token fragment as relevant as the rest; with the rule it is never taken
+    K = np.eye(4)
+    problem = make_problem([0.5, 1.0, 0.5, 0.5], [6, 2, 6, 6], 14, kernel=K)
+    assert 1 in get_selector(name).select(problem).order
+    sel = get_selector(name, min_unit_tokens=4).select(problem)
+    assert 1 not in sel.order
+    assert len(sel.order) == 2
+
+
+@pytest.mark.parametrize("name", ["mmr", "facility", "rcd"])
+def test_fragment_rule_is_dropped_when_every_unit_is_a_fragment(name: str) -> None:
+    problem = make_problem([0.5, 1.0], [2, 2], 4)
+    assert len(get_selector(name, min_unit_tokens=10).select(problem).order) == 2
+
+
 def test_facility_hand_computed_gains() -> None:
     K = [[1, 0.8, 0], [0.8, 1, 0.1], [0, 0.1, 1]]
     sel = FacilitySelector().select(make_problem([0, 0, 0], [1, 1, 1], 2, kernel=K))
@@ -164,6 +204,11 @@ def test_nothing_fits(name: str) -> None:
         ("lead", {"fill": None}, "fill"),
         ("hierarchical", {"anchor_share": "half"}, "anchor_share"),
         ("graphcluster", {"threshold": float("nan")}, "threshold"),
+        ("mmr", {"cost_exponent": 2.0}, "cost_exponent"),
+        ("facility", {"cost_exponent": -0.5}, "cost_exponent"),
+        ("rcd", {"position_decay": -0.1}, "position_decay"),
+        ("facility", {"min_unit_tokens": 2.5}, "min_unit_tokens"),
+        ("mmr", {"position_decay": float("nan")}, "position_decay"),
     ],
 )
 def test_bad_parameters_name_the_parameter(
@@ -209,3 +254,27 @@ def test_aliases_and_instances() -> None:
     assert get_selector(inst) is inst
     with pytest.raises(InvalidParameterError):
         get_selector(inst, lambda_=0.2)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "mmr:cost_exponent=0.5,position_decay=0.03,min_unit_tokens=5",
+        "facility:cost_exponent=0,position_decay=0.03,min_unit_tokens=5",
+        "rcd:cost_exponent=0,position_decay=0.1,min_unit_tokens=8",
+    ],
+)
+@pytest.mark.parametrize("unitizer", ["sentence", "window"])
+def test_contract_with_new_options(spec: str, unitizer: str, mtsamples_notes: list[str]) -> None:
+    # The budget contract and provenance hold for the non-default settings too.
+    from budgetctx import build_context
+    from budgetctx.selectors import parse_selector_spec
+    from tests.contracts.test_budget_contract import check_contract
+
+    name, options = parse_selector_spec(spec)
+    for text in mtsamples_notes[::9]:
+        for budget in (32, 128, 512):
+            ctx = build_context(
+                text, budget, selector=name, selector_options=options, unitizer=unitizer
+            )
+            check_contract(ctx, text, budget)

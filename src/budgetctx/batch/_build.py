@@ -99,9 +99,8 @@ class ContextBuilder:
     """
 
     def __init__(self, budget: int, **options: Any) -> None:
-        from budgetctx.pipeline import _as_router
+        from budgetctx.pipeline import _resolve_selector
         from budgetctx.representations import get_representation
-        from budgetctx.selectors import get_selector
         from budgetctx.tokenizers import get_tokenizer
         from budgetctx.unitizers import get_unitizer
 
@@ -114,14 +113,10 @@ class ContextBuilder:
             opts.get("unitizer", "sentence"), **dict(opts.pop("unitizer_options", None) or {})
         )
         opts["representation"] = get_representation(opts.get("representation", "tfidf"))
-        selector = opts.get("selector", "mmr")
-        router = _as_router(selector)
-        if router is not None:
-            opts["selector"] = router
-        else:
-            opts["selector"] = get_selector(
-                selector, **dict(opts.pop("selector_options", None) or {})
-            )
+        # Resolved once here, as build_context would per call: "auto" becomes the router.
+        opts["selector"] = _resolve_selector(
+            opts.get("selector", "mmr"), opts.pop("selector_options", None)
+        )
         self.options = opts
         # A probe: a bad option value fails here, once, not as an error on every item.
         self("Probe sentence one. Probe sentence two.")

@@ -91,31 +91,46 @@ class Relevance:
 
 
 class FacilityLocation:
-    """``C(S) = scale * sum_i max_{j in S} k(i, j)`` with ``k >= 0`` (coverage)."""
+    """``C(S) = scale * sum_i w_i max_{j in S} k(i, j)`` with ``k >= 0`` (coverage).
+
+    ``weights`` (``w_i >= 0``, default all 1) say how much covering unit i is worth, e.g. a
+    lead prior; non-negative weights keep C monotone submodular.
+    """
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {"features": _FEATURES, "scale": _SCALE}
 
-    def __init__(self, features: UnitFeatures, *, scale: float = 1.0) -> None:
+    def __init__(
+        self, features: UnitFeatures, *, scale: float = 1.0, weights: FloatArray | None = None
+    ) -> None:
         ok = validate(
             type(self).__name__, self._constraints, {"features": features, "scale": scale}
         )
         self.kernel = features.kernel
         self.scale: float = ok["scale"]
+        self.w = None if weights is None else np.asarray(weights, dtype=np.float64)
         self.cur = np.zeros(features.n)
         self.cur_sum = 0.0
 
     def initial_gains(self) -> FloatArray:
-        out: FloatArray = self.scale * self.kernel.coverage_sums()
+        sums = (
+            self.kernel.coverage_sums()
+            if self.w is None
+            else self.kernel.weighted_coverage_sums(self.w)
+        )
+        out: FloatArray = self.scale * sums
         return out
 
     def gain(self, e: int) -> float:
         # sum max(k - cur, 0) == sum max(k, cur) - sum cur: one temporary instead of three
         rows, vals = self.kernel.coverage_column(e)
+        w = self.w
         if rows is None:
-            delta = float(np.maximum(vals, self.cur).sum()) - self.cur_sum
+            best = np.maximum(vals, self.cur)
+            delta = float((best.sum() if w is None else best @ w) - self.cur_sum)
         else:
             cur = self.cur[rows]
-            delta = float(np.maximum(vals, cur).sum() - cur.sum())
+            best = np.maximum(vals, cur)
+            delta = float(best.sum() - cur.sum() if w is None else (best - cur) @ w[rows])
         return self.scale * max(delta, 0.0)
 
     def add(self, e: int) -> None:
@@ -124,7 +139,7 @@ class FacilityLocation:
             np.maximum(self.cur, vals, out=self.cur)
         else:
             self.cur[rows] = np.maximum(self.cur[rows], vals)
-        self.cur_sum = float(self.cur.sum())
+        self.cur_sum = float(self.cur.sum() if self.w is None else self.cur @ self.w)
 
     def evaluate(self, S: Sequence[int]) -> float:
         best = np.zeros(len(self.cur))
@@ -134,7 +149,7 @@ class FacilityLocation:
                 best = np.maximum(best, vals)
             else:
                 best[rows] = np.maximum(best[rows], vals)
-        return float(self.scale * best.sum())
+        return float(self.scale * (best.sum() if self.w is None else best @ self.w))
 
 
 _BLOCK = 32
@@ -253,6 +268,9 @@ class RCDObjective:
     Each term is scaled so that its best singleton gain is 1, which makes the weights
     comparable shares whatever the document length (the paper's C grows with n while R and D
     do not). Positive rescaling keeps F monotone submodular.
+
+    ``weights`` (``w_i >= 0``, e.g. a lead prior) multiply each unit's relevance and its
+    worth as a coverage target; they keep F monotone submodular.
     """
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
@@ -271,21 +289,31 @@ class RCDObjective:
         beta: float,
         gamma: float,
         eta: float = 1.0,
+        weights: FloatArray | None = None,
     ) -> None:
         validate(
             type(self).__name__,
             self._constraints,
             {"features": features, "alpha": alpha, "beta": beta, "gamma": gamma, "eta": eta},
         )
-        r = features.relevance
+        r = features.relevance if weights is None else features.relevance * weights
         self.n = features.n
+        kernel = features.kernel
         rmax = float(r.max()) if r.size else 0.0
-        cmax = float(features.kernel.coverage_sums().max()) if r.size else 0.0
+        cmax = 0.0
+        if r.size and beta > 0:
+            sums = (
+                kernel.coverage_sums()
+                if weights is None
+                else kernel.weighted_coverage_sums(weights)
+            )
+            cmax = float(sums.max())
         self.terms: list[tuple[float, Relevance | FacilityLocation | LogDet]] = []
         if alpha > 0 and rmax > 0:
             self.terms.append((alpha, Relevance(r, scale=1.0 / rmax)))
         if beta > 0 and cmax > 0:
-            self.terms.append((beta, FacilityLocation(features, scale=1.0 / cmax)))
+            cov = FacilityLocation(features, scale=1.0 / cmax, weights=weights)
+            self.terms.append((beta, cov))
         if gamma > 0:
             dmax = float(np.log1p(eta * features.kernel.gram_diag()).max()) if r.size else 0.0
             if dmax > 0:

@@ -82,6 +82,10 @@ class Kernel:
         """Column sums of the coverage kernel: the facility-location value of each singleton."""
         raise NotImplementedError
 
+    def weighted_coverage_sums(self, weights: FloatArray) -> FloatArray:
+        """``sum_i weights[i] * k(i, j)`` for every j: weighted singleton coverage."""
+        raise NotImplementedError
+
     def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
         """PSD kernel entries ``G[rows, j]``."""
         raise NotImplementedError
@@ -146,6 +150,15 @@ class DenseKernel(Kernel):
             self._cov_sums = sums
         return self._cov_sums
 
+    def weighted_coverage_sums(self, weights: FloatArray) -> FloatArray:
+        # The coverage kernel is symmetric, so column sums are row products. Blocks of rows
+        # keep float64 accuracy (as coverage_sums has) without a float64 copy of the matrix.
+        w = np.asarray(weights, dtype=np.float64)
+        out: FloatArray = np.empty(self.n)
+        for b in range(0, self.n, 512):
+            out[b : b + 512] = self.positive[b : b + 512].astype(np.float64) @ w
+        return out
+
     def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
         out: FloatArray = self.G[j, np.asarray(rows, dtype=np.int64)].astype(np.float64)
         return out
@@ -206,6 +219,10 @@ class SparseKernel(Kernel):
 
     def coverage_sums(self) -> FloatArray:
         return self._cov_sums
+
+    def weighted_coverage_sums(self, weights: FloatArray) -> FloatArray:
+        out: FloatArray = np.asarray(self.S.T @ np.asarray(weights, dtype=np.float64)).ravel()
+        return out
 
     def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
         return self._dot(np.asarray(rows, dtype=np.int64), j)

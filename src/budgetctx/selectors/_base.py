@@ -154,8 +154,8 @@ def list_selectors() -> list[str]:
 def get_selector(spec: str | Selector, /, **options: Any) -> Selector:
     """Return a selector from its name (built with ``options``) or an instance.
 
-    >>> get_selector("mmr", lambda_=0.5).params()
-    {'lambda_': 0.5}
+    >>> get_selector("mmr", lambda_=0.5).params()["lambda_"]
+    0.5
     """
     return _REGISTRY.resolve(spec, **options)
 

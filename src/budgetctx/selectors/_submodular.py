@@ -10,6 +10,7 @@ from budgetctx._validation import Boolean, Constraint, Interval, validate_fields
 from budgetctx.objectives import FacilityLocation, Objective, RCDObjective
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._greedy import lazy_greedy
+from budgetctx.selectors._priors import allowed_units, unit_weights
 
 __all__ = ["FacilitySelector", "RCDSelector"]
 
@@ -23,18 +24,43 @@ _WEIGHT = Interval(
     fix="use a finite weight >= 0 such as 0.25; a negative weight breaks monotone submodularity.",
 )
 
+#: Rules for the knapsack and prior options that facility location and RCD share.
+_GREEDY_OPTIONS: Mapping[str, Constraint] = {
+    "cost_exponent": Interval(
+        float,
+        0,
+        1,
+        fix="1 is the cost-scaled greedy with a guarantee, 0 ignores unit length.",
+    ),
+    "position_decay": Interval(
+        float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
+    ),
+    "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
+}
+
 
 @dataclass(frozen=True)
 class FacilitySelector:
-    """Maximises facility-location coverage ``sum_i max_{j in S} k(i, j)`` only.
+    """Maximises facility-location coverage ``sum_i w_i max_{j in S} k(i, j)`` only.
+
+    Greedy by ``gain / cost ** cost_exponent`` with a best-singleton check (see
+    :mod:`budgetctx.selectors._greedy` for where the guarantee holds). ``w_i`` is the lead
+    prior and fragment rule (``position_decay``, ``min_unit_tokens``; see
+    :mod:`budgetctx.selectors._priors`); with the defaults every ``w_i`` is 1.
 
     >>> FacilitySelector().name
     'facility'
     """
 
     best_singleton: bool = True
+    cost_exponent: float = 1.0
+    position_decay: float = 0.0
+    min_unit_tokens: int = 0
 
-    _constraints: ClassVar[Mapping[str, Constraint]] = {"best_singleton": _BEST_SINGLETON}
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "best_singleton": _BEST_SINGLETON,
+        **_GREEDY_OPTIONS,
+    }
 
     def __post_init__(self) -> None:
         validate_fields(self)
@@ -47,11 +73,18 @@ class FacilitySelector:
         return asdict(self)
 
     def objective(self, problem: SelectionProblem) -> Objective:
-        return FacilityLocation(problem.features)
+        w = unit_weights(
+            problem, position_decay=self.position_decay, min_unit_tokens=self.min_unit_tokens
+        )
+        return FacilityLocation(problem.features, weights=w)
 
     def select(self, problem: SelectionProblem) -> Selection:
         return lazy_greedy(
-            problem, lambda: self.objective(problem), best_singleton=self.best_singleton
+            problem,
+            lambda: self.objective(problem),
+            best_singleton=self.best_singleton,
+            cost_exponent=self.cost_exponent,
+            allowed=allowed_units(problem, min_unit_tokens=self.min_unit_tokens),
         )
 
 
@@ -60,7 +93,9 @@ class RCDSelector:
     """Relevance + Coverage + Diversity: ``alpha R + beta C + gamma log det(I + eta K_S)``.
 
     Each term is scaled so that its best single unit scores 1 (see :class:`RCDObjective`).
-    Optimised by cost-scaled lazy greedy with a best-singleton check.
+    Optimised by lazy greedy on ``gain / cost ** cost_exponent`` with a best-singleton check;
+    ``position_decay`` and ``min_unit_tokens`` weight relevance and coverage targets by ``w_i``
+    (:mod:`budgetctx.selectors._priors`).
 
     Default weights were chosen on the *validation* splits of L-Eval, Cochrane and MTSamples
     (a 0.25-step simplex grid, budgets 256/512/1024, mean ROUGE-1 over dataset x budget
@@ -77,6 +112,9 @@ class RCDSelector:
     gamma: float = 0.0
     eta: float = 1.0
     best_singleton: bool = True
+    cost_exponent: float = 1.0
+    position_decay: float = 0.0
+    min_unit_tokens: int = 0
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "alpha": _WEIGHT,
@@ -90,6 +128,7 @@ class RCDSelector:
             fix="use a finite eta > 0 such as 1; it scales the kernel in log det(I + eta K).",
         ),
         "best_singleton": _BEST_SINGLETON,
+        **_GREEDY_OPTIONS,
     }
 
     def __post_init__(self) -> None:
@@ -104,11 +143,23 @@ class RCDSelector:
         return asdict(self)
 
     def objective(self, problem: SelectionProblem) -> Objective:
+        w = unit_weights(
+            problem, position_decay=self.position_decay, min_unit_tokens=self.min_unit_tokens
+        )
         return RCDObjective(
-            problem.features, alpha=self.alpha, beta=self.beta, gamma=self.gamma, eta=self.eta
+            problem.features,
+            alpha=self.alpha,
+            beta=self.beta,
+            gamma=self.gamma,
+            eta=self.eta,
+            weights=w,
         )
 
     def select(self, problem: SelectionProblem) -> Selection:
         return lazy_greedy(
-            problem, lambda: self.objective(problem), best_singleton=self.best_singleton
+            problem,
+            lambda: self.objective(problem),
+            best_singleton=self.best_singleton,
+            cost_exponent=self.cost_exponent,
+            allowed=allowed_units(problem, min_unit_tokens=self.min_unit_tokens),
         )

@@ -1,0 +1,56 @@
+"""Per-unit weights for the selectors' objectives: a lead (position) prior and a fragment rule.
+
+The weight of unit ``i`` (units numbered in document order from 0) is::
+
+    w_i = exp(-position_decay * i)     if unit i costs >= min_unit_tokens tokens
+    w_i = 0                            otherwise (a fragment: "OK .", "Yeah .", "1.")
+
+``position_decay=0`` and ``min_unit_tokens=0`` give ``w = 1`` everywhere: no prior. The decay is
+per unit index, as in the paper's released code (0.03 for facility location, 0.04 for RCD), so
+the prior is about absolute position: summaries draw on the opening of long reports whatever
+their length. Fragments are also taken out of the ground set (see :func:`allowed_units`): a
+restriction of a monotone submodular function stays monotone submodular, and weights
+``w_i >= 0`` keep a weighted coverage ``sum_i w_i max_{j in S} k(i, j)`` monotone submodular.
+
+>>> import numpy as np
+>>> np.round(np.exp(-0.5 * np.arange(3)), 3).tolist()
+[1.0, 0.607, 0.368]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from budgetctx.selectors._base import SelectionProblem
+
+__all__ = ["allowed_units", "unit_weights"]
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+
+def allowed_units(problem: SelectionProblem, *, min_unit_tokens: int) -> BoolArray | None:
+    """Units a selector may pick: None (all) unless the fragment rule removes some.
+
+    When every unit is a fragment the rule is dropped, since an empty context helps nobody.
+    """
+    if min_unit_tokens <= 0 or problem.n == 0:
+        return None
+    keep: BoolArray = problem.unit_costs >= min_unit_tokens
+    if keep.all() or not keep.any():
+        return None
+    return keep
+
+
+def unit_weights(
+    problem: SelectionProblem, *, position_decay: float, min_unit_tokens: int
+) -> FloatArray | None:
+    """``w_i`` of the module docstring, or None when every weight would be 1 (no prior)."""
+    keep = allowed_units(problem, min_unit_tokens=min_unit_tokens)
+    if position_decay == 0 and keep is None:
+        return None
+    w: FloatArray = np.exp(-position_decay * np.arange(problem.n, dtype=np.float64))
+    if keep is not None:
+        w[~keep] = 0.0
+    return w
