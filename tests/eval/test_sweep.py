@@ -24,7 +24,7 @@ from budgetctx.eval import (
     SelectionInput,
     SweepConfig,
     SweepStore,
-    _sweep,
+    _workers,
     parse_selector_spec,
     run_sweep,
 )
@@ -122,10 +122,10 @@ def test_reference_never_reaches_selection(
 ) -> None:
     # Structure: selection is given a SelectionInput, which has no reference field ...
     assert {f.name for f in fields(SelectionInput)} == {"document", "query"}
-    assert "reference" not in inspect.signature(_sweep._contexts).parameters
+    assert "reference" not in inspect.signature(_workers.contexts).parameters
     # ... and at run time nothing passed to preparation or selection carries the reference.
     seen: list[str] = []
-    real_prepare = _sweep.prepare
+    real_prepare = _workers.prepare
 
     def spy(text: str, **kwargs: Any) -> Any:
         blob = repr((text, kwargs))
@@ -142,7 +142,7 @@ def test_reference_never_reaches_selection(
         object.__setattr__(doc, "select", select)
         return doc
 
-    monkeypatch.setattr(_sweep, "prepare", spy)
+    monkeypatch.setattr(_workers, "prepare", spy)
     run_sweep(_config(jsonl_dataset, oracle=False), tmp_path / "run", progress=False)
     assert len(seen) == 4 * 2
     with SweepStore(tmp_path / "run") as store:
@@ -153,7 +153,7 @@ def test_reference_never_reaches_selection(
 def test_config_validation() -> None:
     with pytest.raises(UnknownComponentError):
         SweepConfig(datasets=("cochrane",), selectors=("nope",))
-    with pytest.raises(InvalidParameterError, match="Budgets"):
+    with pytest.raises(InvalidParameterError, match="'budgets'"):
         SweepConfig(datasets=("cochrane",), budgets=(0,))
     with pytest.raises(InvalidParameterError, match="split"):
         SweepConfig(datasets=("cochrane",), split="train")

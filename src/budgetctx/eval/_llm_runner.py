@@ -27,6 +27,7 @@ from budgetctx._errors import (
     InvalidParameterError,
     UnknownComponentError,
 )
+from budgetctx.eval._labels import FULL
 from budgetctx.eval._store import SweepRow
 from budgetctx.generate import (
     CachedGenerator,
@@ -43,11 +44,7 @@ from budgetctx.generate import (
 )
 from budgetctx.tokenizers import get_tokenizer
 
-__all__ = ["FULL", "FULL_UNITIZER", "GenerationConfig", "document_token_counts"]
-
-#: Selector label and unitizer of the full-context baseline rows (budget 0: no budget).
-FULL = "full"
-FULL_UNITIZER = "none"
+__all__ = ["GenerationConfig", "LLMRunner"]
 
 _CTX_METRICS = ("rouge1", "rouge2")
 
@@ -327,33 +324,3 @@ class LLMRunner:
                 self.errors.append(str(exc))
                 results.append(None)
         return results
-
-
-def document_token_counts(
-    dataset: str,
-    *,
-    tokenizer: str = "o200k_base",
-    data_dir: str | Path | None = None,
-    split: str | None = None,
-    limit: int | None = None,
-) -> list[int]:
-    """Token counts of a dataset's documents: the length distribution that the cost model
-    compares a budget with (``budgetctx cost --dataset``).
-
-    >>> document_token_counts("mtsamples", limit=2)  # doctest: +SKIP
-    [1013, 2315]
-    """
-    from budgetctx.eval._sweep import parse_dataset_spec
-    from budgetctx.eval.datasets import load_dataset
-    from budgetctx.tokenizers import get_tokenizer
-
-    tok = get_tokenizer(tokenizer)
-    name, options = parse_dataset_spec(dataset)
-    examples = load_dataset(
-        name,
-        data_dir=str(data_dir) if data_dir is not None else None,
-        split=split,
-        limit=limit,
-        **options,
-    )
-    return [tok.count(ex.document) for ex in examples]
