@@ -56,7 +56,10 @@ def _budgets(value: Any) -> bool:
     )
 
 
-_STR = InstanceOf(str, "a str")
+# Any: see the note on SweepConfig._constraints.
+_STR: Any = InstanceOf(str, "a str")
+_POSITIVE: Any = Interval(int, 1, None)
+_GENERATION: Any = InstanceOf(GenerationConfig, "a GenerationConfig")
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ class SweepConfig:
         "split": NoneOr(
             OneOf(("validation", "test")), fix="None runs both splits (--split omitted)."
         ),
-        "limit": NoneOr(Interval(int, 1, None), fix="None runs every example."),
+        "limit": NoneOr(_POSITIVE, fix="None runs every example."),
         "data_dir": NoneOr(_STR),
         "tokenizer": _STR,
         "representation": _STR,
@@ -124,7 +127,7 @@ class SweepConfig:
         "rouge_stemmer": Boolean(),
         "seed": Interval(int, 0, None),
         "workers": Interval(int, 1, None, fix="1 runs in this process."),
-        "generation": NoneOr(InstanceOf(GenerationConfig, "a GenerationConfig")),
+        "generation": NoneOr(_GENERATION),
     }
 
     def __post_init__(self) -> None:
