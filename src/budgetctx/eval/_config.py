@@ -58,6 +58,7 @@ def _budgets(value: Any) -> bool:
 
 # Any: see the note on SweepConfig._constraints.
 _STR: Any = InstanceOf(str, "a str")
+_SPLITS: Any = OneOf(("validation", "test"))
 _POSITIVE: Any = Interval(int, 1, None)
 _GENERATION: Any = InstanceOf(GenerationConfig, "a GenerationConfig")
 
@@ -115,9 +116,7 @@ class SweepConfig:
         "unitizers": Predicate(
             _strings, "a non-empty tuple of unitizer names", fix="e.g. sentence,section."
         ),
-        "split": NoneOr(
-            OneOf(("validation", "test")), fix="None runs both splits (--split omitted)."
-        ),
+        "split": NoneOr(_SPLITS, fix="None runs both splits (--split omitted)."),
         "limit": NoneOr(_POSITIVE, fix="None runs every example."),
         "data_dir": NoneOr(_STR),
         "tokenizer": _STR,
