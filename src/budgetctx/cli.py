@@ -49,8 +49,9 @@ def _error(message: str) -> None:
 class _Group(TyperGroup):
     """Runs the command and turns every user-caused failure into one line and exit 2.
 
-    Library errors carry their fix; OS errors name the path; click's usage errors (a
-    missing option, a non-integer budget) are folded onto one line as well.
+    Library errors carry their fix; OS errors name the path; a file that is not UTF-8 names
+    the offset; click's usage errors (a missing option, a non-integer budget) are folded
+    onto one line as well. Anything else is a bug and keeps its traceback.
     """
 
     def main(
@@ -80,6 +81,11 @@ class _Group(TyperGroup):
             sys.exit(EXIT_USAGE)
         except OSError as exc:
             _error(f"{exc}; check the path and its permissions.")
+            sys.exit(EXIT_USAGE)
+        except UnicodeError as exc:
+            # A config or data file that is not UTF-8 text (the library's own readers raise
+            # InputError; this catches the rest). The message holds an offset, not the text.
+            _error(f"{exc}; the file must be UTF-8 text.")
             sys.exit(EXIT_USAGE)
         sys.exit(code if isinstance(code, int) else 0)
 

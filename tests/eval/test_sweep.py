@@ -273,3 +273,45 @@ def test_killed_sweep_loses_nothing_and_resumes(tmp_path: Path, shared_data: Pat
     assert summary.rows_skipped == len(before)
     assert summary.rows_written == expected - len(before)
     assert all(after[k] == v for k, v in before.items()), "rows written before the kill changed"
+
+
+def test_bad_documents_are_recorded_by_id_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    """F11: a NUL character or a lone surrogate fails its example only, named by id and error
+    class (no text); the summary counts it and a resumed sweep tries it again."""
+    path = tmp_path / "bad.jsonl"
+    docs = {
+        "good1": "Fine document one. It has two sentences about heart failure.",
+        "nul": f"Pain. \x00 {SENTINEL} more text here.",
+        "surrogate": f"Pain. \ud800 {SENTINEL} more text here.",
+        "good2": "Fine document four. Also fine here, about diuresis.",
+    }
+    with path.open("w", encoding="utf-8") as fh:
+        for key, text in docs.items():
+            fh.write(json.dumps({"id": key, "text": text, "summary": "Heart failure."}) + "\n")
+    config = SweepConfig(
+        datasets=(f"jsonl:{path}?document=text&reference=summary&id=id",),
+        budgets=(8,),
+        selectors=("lead",),
+        workers=2,
+    )
+    summary = run_sweep(config, tmp_path / "run", progress=False)
+    assert not summary.ok
+    assert sorted(f.example_id for f in summary.failed_examples) == ["nul", "surrogate"]
+    assert all(f.error and SENTINEL not in str(f) for f in summary.failed_examples)
+    assert summary.rows_written == 2 * 2  # two good examples x (lead + oracle)
+    with SweepStore(tmp_path / "run") as store:
+        assert [f.example_id for f in store.failures()] == ["nul", "surrogate"]
+        assert {r.example_id for r in store.rows()} == {"good1", "good2"}
+    again = run_sweep(config, tmp_path / "run", progress=False)
+    assert again.tasks == 2 and again.rows_skipped == 4  # only the failed ones are retried
+    assert len(again.failed_examples) == 2
+
+
+def test_store_forgets_a_failure_once_the_example_succeeds(tmp_path: Path) -> None:
+    from budgetctx.eval import SweepFailure, SweepRow
+
+    with SweepStore(tmp_path) as store:
+        store.record_failure(SweepFailure("d", "e1", "sentence", "InputError"))
+        assert store.failures() == [SweepFailure("d", "e1", "sentence", "InputError")]
+        store.write([SweepRow("d", "e1", "sentence", "lead", 8, "test", 5, 9, 2, (0,), {})])
+        assert store.failures() == []
