@@ -59,6 +59,11 @@ class RunLock:
         fh.flush()
         self._fh = fh
 
+    def fileno(self) -> int | None:
+        """The lock file's descriptor while held. Forked workers should close their copy
+        (closing is not unlocking), so that the lock dies with this process alone."""
+        return self._fh.fileno() if self._fh is not None else None
+
     def release(self) -> None:
         if self._fh is not None:
             # Emptied, not deleted: deleting would let a third process lock a new inode

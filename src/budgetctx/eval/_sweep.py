@@ -77,7 +77,7 @@ def run_sweep(
     # The store's checks run after the lock: a sweep starting beside us must not read our
     # half-created store as a damaged one.
     SweepStore.check_run_dir(out)
-    with RunLock(out):
+    with RunLock(out) as lock:
         store = SweepStore(out)
         runner: LLMRunner | None = None
         failed: list[SweepFailure] = []
@@ -93,7 +93,9 @@ def run_sweep(
                 )
             written = 0
             with Progress(len(tasks), progress) as bar:
-                for task, result in execute(tasks, config):
+                held = lock.fileno()
+                fds = (held,) if held is not None else ()
+                for task, result in execute(tasks, config, close_fds=fds):
                     bar.advance()
                     if result.failure is not None:
                         store.record_failure(result.failure)

@@ -9,7 +9,9 @@ does not stop the sweep.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import sys
 import warnings
 from collections.abc import Iterable, Sequence
@@ -147,8 +149,20 @@ def _rows(task: Task, config: SweepConfig) -> TaskResult:
     return TaskResult(rows, texts)
 
 
-def execute(tasks: list[Task], config: SweepConfig) -> Iterable[tuple[Task, TaskResult]]:
-    """Results as they complete: in this process (``workers=1``) or a process pool."""
+def _close_fds(fds: tuple[int, ...]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def execute(
+    tasks: list[Task], config: SweepConfig, *, close_fds: tuple[int, ...] = ()
+) -> Iterable[tuple[Task, TaskResult]]:
+    """Results as they complete: in this process (``workers=1``) or a process pool.
+
+    ``close_fds`` are closed in every forked worker: the run folder's lock, so that a killed
+    sweep's lock goes with its parent process instead of with its last worker.
+    """
     if config.workers == 1 or len(tasks) <= 1:
         for task in tasks:
             yield task, run_task(task, config)
@@ -156,7 +170,14 @@ def execute(tasks: list[Task], config: SweepConfig) -> Iterable[tuple[Task, Task
     # Biggest documents first, so that a long one does not start last and hold up the end.
     tasks = sorted(tasks, key=lambda t: -len(t.selection.document))
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(
+        max_workers=config.workers,
+        mp_context=ctx,
+        initializer=_close_fds,
+        # Only forked workers hold copies of our descriptors; in a spawned one the same
+        # numbers could be anything.
+        initargs=(close_fds if ctx.get_start_method() == "fork" else (),),
+    ) as pool:
         pending: set[Future[TaskResult]] = set()
         owner: dict[Future[TaskResult], Task] = {}
         queue = iter(tasks)
