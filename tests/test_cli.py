@@ -149,3 +149,26 @@ def test_console_script_entry_point(note_file: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert get_tokenizer("o200k_base").count(proc.stdout.rstrip("\n")) <= 12
+
+
+def test_separator_keeps_non_ascii(note_file: Path) -> None:
+    result = runner.invoke(
+        app, ["select", str(note_file), "-b", "40", "--selector", "lead", "--separator", " — "]
+    )
+    assert result.exit_code == 0, result.output
+    assert " — " in result.stdout and "\u00e2" not in result.stdout
+
+
+@pytest.mark.parametrize("bad", ["\\x", "\\N", "\\u12", "\\", "\\ud800", "a\\qb"])
+def test_bad_separator_escape_is_named(note_file: Path, bad: str) -> None:
+    result = runner.invoke(app, ["select", str(note_file), "-b", "40", "--separator", bad])
+    assert result.exit_code == 2
+    assert len(result.stderr.splitlines()) == 1
+    assert "unknown escape" in result.stderr and "Traceback" not in result.output
+
+
+def test_decode_escapes() -> None:
+    from budgetctx._format import decode_escapes
+
+    assert decode_escapes("\\n\\t\\r\\\\\\u00e9 — ü") == "\n\t\r\\é — ü"
+    assert decode_escapes("\\\\n") == "\\n"  # an escaped backslash, then a plain n

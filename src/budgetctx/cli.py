@@ -1,43 +1,102 @@
-"""The ``budgetctx`` command line: parse, call the library, print. No logic here."""
+"""The ``budgetctx`` command line: parse, call the library, print. No logic here.
+
+Every failure a user can cause (a :class:`~budgetctx.BudgetCtxError`, an OS error such as a
+missing file, a bad option) is printed as one line on stderr and exits with status 2; this
+is done once, by the command group (:class:`_Group`), not by each command.
+"""
 
 from __future__ import annotations
 
-import codecs
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from budgetctx._cli_batch import batch
 from budgetctx._errors import BudgetCtxError, InvalidParameterError
+from budgetctx._format import (
+    PROVENANCE_COLUMNS,
+    context_summary,
+    cost_table,
+    dataset_line,
+    decode_escapes,
+    demo_footer,
+    key_values,
+    means_table,
+    one_line,
+    provenance_rows,
+)
 from budgetctx._io import decode_document, read_document
-from budgetctx.context import Context
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
+from budgetctx.selectors import split_selector_specs
+
+try:  # typer >= 0.24 vendors its own click, whose exceptions are these
+    from typer._click import exceptions as _click_errors
+except ImportError:  # pragma: no cover - older typer on the real click
+    from click import exceptions as _click_errors  # type: ignore[no-redef]
+
+#: The exit status of every error the user can fix (bad option, bad input, missing file).
+EXIT_USAGE = 2
+
+
+def _error(message: str) -> None:
+    typer.echo(f"budgetctx: error: {one_line(message)}", err=True)
+
+
+class _Group(TyperGroup):
+    """Runs the command and turns every user-caused failure into one line and exit 2.
+
+    Library errors carry their fix; OS errors name the path; a file that is not UTF-8 names
+    the offset; click's usage errors (a missing option, a non-integer budget) are folded
+    onto one line as well. Anything else is a bug and keeps its traceback.
+    """
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+        except _click_errors.NoArgsIsHelpError as exc:
+            exc.show()  # the help text, as the user asked for nothing else
+            sys.exit(EXIT_USAGE)
+        except _click_errors.ClickException as exc:
+            _error(f"{exc.format_message()} See 'budgetctx --help'.")
+            sys.exit(EXIT_USAGE)
+        except typer.Abort:
+            _error("Aborted.")
+            sys.exit(1)
+        except BudgetCtxError as exc:
+            _error(str(exc))
+            sys.exit(EXIT_USAGE)
+        except OSError as exc:
+            _error(f"{exc}; check the path and its permissions.")
+            sys.exit(EXIT_USAGE)
+        except UnicodeError as exc:
+            # A config or data file that is not UTF-8 text (the library's own readers raise
+            # InputError; this catches the rest). The message holds an offset, not the text.
+            _error(f"{exc}; the file must be UTF-8 text.")
+            sys.exit(EXIT_USAGE)
+        sys.exit(code if isinstance(code, int) else 0)
+
 
 app = typer.Typer(
+    cls=_Group,
     add_completion=False,
     no_args_is_help=True,
     help="Budgeted, token-exact context construction for long documents.",
 )
-
-
-def _fail(exc: BudgetCtxError) -> None:
-    typer.echo(f"budgetctx: error: {exc}", err=True)
-    raise typer.Exit(2)
-
-
-def _summary(ctx: Context) -> str:
-    kept = len(ctx.units)
-    return (
-        f"budgetctx: {ctx.tokens_used}/{ctx.budget} tokens ({ctx.tokenizer}), "
-        f"{kept} of {ctx.n_units} units kept, document {ctx.document_tokens} tokens, "
-        f"selector={ctx.selector}"
-        + (f" (routed: {ctx.route.reason})" if ctx.route else "")
-        + f" unitizer={ctx.unitizer}, "
-        f"{ctx.timings_ms.get('total', 0.0):.1f} ms" + (f"; {ctx.reason}" if ctx.reason else "")
-    )
 
 
 @app.command()
@@ -57,7 +116,8 @@ def select(
     ] = "o200k_base",
     query: Annotated[str | None, typer.Option(help="Relevance query (else the centroid).")] = None,
     separator: Annotated[
-        str, typer.Option(help="Text between units; escapes such as \\n are understood.")
+        str,
+        typer.Option(help="Text between units; \\n, \\t, \\r, \\\\ and \\uXXXX are understood."),
     ] = "\\n",
     truncate: Annotated[
         bool, typer.Option(help="Cut one more unit at a token boundary to fill the budget.")
@@ -68,39 +128,36 @@ def select(
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
 ) -> None:
     """Print a context of at most BUDGET tokens built from FILE (provenance with --json)."""
-    try:
-        if errors not in ("strict", "replace"):
-            decode_document(b"", errors=errors)  # type: ignore[arg-type]  # raises the error
-        mode: Any = errors
-        text = (
-            decode_document(sys.stdin.buffer.read(), errors=mode)
-            if file == "-"
-            else (read_document(Path(file), errors=mode))
-        )
-        chosen: Any = selector
-        if router is not None:
-            from budgetctx.router import load_router
+    sep = decode_escapes(separator)
+    if errors not in ("strict", "replace"):
+        decode_document(b"", errors=errors)  # type: ignore[arg-type]  # raises the error
+    mode: Any = errors
+    text = (
+        decode_document(sys.stdin.buffer.read(), errors=mode)
+        if file == "-"
+        else (read_document(Path(file), errors=mode))
+    )
+    chosen: Any = selector
+    if router is not None:
+        from budgetctx.router import load_router
 
-            chosen = load_router(router)
-        ctx = build_context(
-            text,
-            budget,
-            tokenizer=tokenizer,
-            unitizer=unitizer,
-            representation=representation,
-            selector=chosen,
-            query=query,
-            separator=codecs.decode(separator, "unicode_escape"),
-            truncate=truncate,
-        )
-    except BudgetCtxError as exc:
-        _fail(exc)
-        return
+        chosen = load_router(router)
+    ctx = build_context(
+        text,
+        budget,
+        tokenizer=tokenizer,
+        unitizer=unitizer,
+        representation=representation,
+        selector=chosen,
+        query=query,
+        separator=sep,
+        truncate=truncate,
+    )
     if as_json:
         typer.echo(json.dumps(ctx.to_dict(), ensure_ascii=False, indent=2))
     else:
         typer.echo(ctx.text)
-    typer.echo(_summary(ctx), err=True)
+    typer.echo(context_summary(ctx), err=True)
 
 
 @app.command()
@@ -115,38 +172,17 @@ def demo(
 
     from budgetctx.data import sample_note
 
-    note = sample_note()
-    try:
-        ctx = build_context(note, budget, selector=selector, unitizer=unitizer)
-    except BudgetCtxError as exc:
-        _fail(exc)
-        return
+    ctx = build_context(sample_note(), budget, selector=selector, unitizer=unitizer)
     console = Console()
     console.rule(f"Context: {ctx.tokens_used}/{ctx.budget} tokens ({ctx.tokenizer})")
     console.print(ctx.text, markup=False, highlight=False)
     table = Table(title="Provenance: kept units (document order)")
-    for col in ("unit", "chars", "tokens", "rank", "relevance", "section", "text"):
+    for col in PROVENANCE_COLUMNS:
         table.add_column(col, overflow="fold")
-    for u in ctx.units:
-        spans = ",".join(f"{a}-{b}" for a, b in u.spans)
-        snippet = u.text if len(u.text) <= 60 else u.text[:57] + "..."
-        table.add_row(
-            str(u.id),
-            spans,
-            str(u.tokens),
-            str(u.rank),
-            f"{u.relevance:.3f}",
-            u.section or "",
-            snippet,
-        )
+    for row in provenance_rows(ctx):
+        table.add_row(*row)
     console.print(table)
-    pct = 100.0 * ctx.tokens_saved / max(ctx.document_tokens, 1)
-    console.print(
-        f"Document: {ctx.document_tokens} tokens, {ctx.n_units} units. Kept {len(ctx.units)} "
-        f"units ({ctx.tokens_used} tokens); excluded {len(ctx.excluded)}. "
-        f"Tokens saved: {ctx.tokens_saved} ({pct:.0f}%). selector={ctx.selector}, "
-        f"unitizer={ctx.unitizer}, {ctx.timings_ms['total']:.1f} ms."
-    )
+    console.print(demo_footer(ctx), markup=False, highlight=False)
 
 
 @app.command()
@@ -188,11 +224,7 @@ def datasets_list(data_dir: DataDir = None) -> None:
     from budgetctx.eval.datasets import dataset_info, list_datasets
 
     for name in list_datasets():
-        info = dataset_info(name, data_dir=data_dir)
-        state = "present" if info.available else ("fetchable" if info.fetchable else "absent")
-        sizes = info.n_examples or {}
-        size = ", ".join(f"{k} {v}" for k, v in sizes.items()) if info.available else ""
-        typer.echo(f"{name:24s} {state:9s} {size}")
+        typer.echo(dataset_line(name, dataset_info(name, data_dir=data_dir)))
 
 
 @datasets_app.command("info")
@@ -204,18 +236,12 @@ def datasets_info(
     """Source, licence, split rule, counts and file status of one dataset."""
     from budgetctx.eval.datasets import dataset_info
 
-    try:
-        info = dataset_info(name, data_dir=data_dir).to_dict()
-    except BudgetCtxError as exc:
-        _fail(exc)
-        return
+    info = dataset_info(name, data_dir=data_dir).to_dict()
     if as_json:
         typer.echo(json.dumps(info, indent=2, ensure_ascii=False))
         return
-    for key, value in info.items():
-        if isinstance(value, list | tuple) and len(value) > 5:
-            value = f"{len(value)} files"
-        typer.echo(f"{key}: {value}")
+    for line in key_values(info):
+        typer.echo(line)
 
 
 @datasets_app.command("fetch")
@@ -231,17 +257,13 @@ def datasets_fetch(
     from budgetctx.eval.datasets import fetch_dataset
 
     for name in names:
-        try:
-            report = fetch_dataset(
-                name,
-                data_dir=data_dir,
-                mirror=mirror,
-                timeout=timeout,
-                progress=lambda path, action: typer.echo(f"{action}: {path}", err=True),
-            )
-        except BudgetCtxError as exc:
-            _fail(exc)
-            return
+        report = fetch_dataset(
+            name,
+            data_dir=data_dir,
+            mirror=mirror,
+            timeout=timeout,
+            progress=lambda path, action: typer.echo(f"{action}: {path}", err=True),
+        )
         typer.echo(
             f"{name}: {len(report.downloaded)} downloaded, {len(report.skipped)} already "
             f"present, {len(report.generated)} generated in {report.data_dir}"
@@ -309,43 +331,37 @@ def sweep(
     """
     from budgetctx.eval import GenerationConfig, SweepConfig, run_sweep
 
-    try:
-        generation = (
-            GenerationConfig(
-                generate,
-                prompt=prompt,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                cache=str(cache) if cache is not None else None,
-                store_prompts=store_prompts,
-                full_context=full_context,
-                bertscore=bertscore,
-                prices=str(prices) if prices is not None else None,
-                options=_options(gen_option or []),
-            )
-            if generate is not None
-            else None
+    generation = (
+        GenerationConfig(
+            generate,
+            prompt=prompt,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            cache=str(cache) if cache is not None else None,
+            store_prompts=store_prompts,
+            full_context=full_context,
+            bertscore=bertscore,
+            prices=str(prices) if prices is not None else None,
+            options=_options(gen_option or []),
         )
-        config = SweepConfig(
-            datasets=tuple(dataset),
-            budgets=tuple(int(b) for b in budgets.split(",") if b.strip()),
-            selectors=tuple(_split_specs(selectors)),
-            unitizers=tuple(u.strip() for u in unitizers.split(",") if u.strip()),
-            split=split,
-            limit=limit,
-            data_dir=data_dir,
-            tokenizer=tokenizer,
-            representation=representation,
-            oracle=oracle if oracle is not None else generation is None,
-            workers=workers,
-            generation=generation,
-        )
-        summary = run_sweep(config, out)
-    except ValueError as exc:
-        if isinstance(exc, BudgetCtxError):
-            _fail(exc)
-        typer.echo(f"budgetctx: error: {exc}", err=True)
-        raise typer.Exit(2) from exc
+        if generate is not None
+        else None
+    )
+    config = SweepConfig(
+        datasets=tuple(dataset),
+        budgets=_budgets(budgets),
+        selectors=tuple(split_selector_specs(selectors)),
+        unitizers=tuple(u.strip() for u in unitizers.split(",") if u.strip()),
+        split=split,
+        limit=limit,
+        data_dir=data_dir,
+        tokenizer=tokenizer,
+        representation=representation,
+        oracle=oracle if oracle is not None else generation is None,
+        workers=workers,
+        generation=generation,
+    )
+    summary = run_sweep(config, out)
     typer.echo(
         f"{summary.rows_written} rows written, {summary.rows_skipped} already done, "
         f"{summary.tasks} tasks in {summary.seconds:.1f} s -> {summary.run_dir}",
@@ -359,21 +375,24 @@ def sweep(
         )
     for failure in summary.failures:
         typer.echo(f"budgetctx: generation failed: {failure}", err=True)
-    for ds, by_selector in summary.means.items():
-        typer.echo(f"\n{ds}: mean ROUGE-1 (accuracy for labels) by budget")
-        budgets_seen = sorted({b for v in by_selector.values() for b in v})
-        typer.echo("  " + "selector".ljust(16) + "".join(f"{b:>8d}" for b in budgets_seen))
-        for sel_name, by_budget in sorted(by_selector.items()):
-            cells = "".join(
-                f"{by_budget[b]:8.3f}" if b in by_budget else " " * 8 for b in budgets_seen
-            )
-            typer.echo("  " + sel_name.ljust(16) + cells)
+    for example in summary.failed_examples:
+        typer.echo(f"budgetctx: example failed: {example}", err=True)
+    if summary.means:
+        typer.echo(means_table(summary.means))
     if summary.failures:
         typer.echo(
             f"budgetctx: {len(summary.failures)} requests failed; their rows were not written. "
             "Fix the cause and run the same command again to resume.",
             err=True,
         )
+    if summary.failed_examples:
+        typer.echo(
+            f"budgetctx: {len(summary.failed_examples)} examples failed (ids and error classes "
+            "above; no rows written for them). Run one alone with 'budgetctx select' to see "
+            "why, fix it, and run the same command again to resume.",
+            err=True,
+        )
+    if not summary.ok:
         raise typer.Exit(1)
 
 
@@ -400,19 +419,15 @@ def report(
     """Write Markdown/CSV tables and PNG figures (paper-style) for a sweep."""
     from budgetctx.eval.report import write_report
 
-    try:
-        files = write_report(
-            run,
-            out_dir=out,
-            metric=metric,
-            split=split,
-            selectors_for_bounds=bounds_selectors,
-            price_model=price_model,
-            prices=prices,
-        )
-    except BudgetCtxError as exc:
-        _fail(exc)
-        return
+    files = write_report(
+        run,
+        out_dir=out,
+        metric=metric,
+        split=split,
+        selectors_for_bounds=bounds_selectors,
+        price_model=price_model,
+        prices=prices,
+    )
     typer.echo(str(files.report))
 
 
@@ -442,64 +457,26 @@ def cost(
     from budgetctx.eval import document_token_counts
     from budgetctx.generate import cost_report, get_price, load_prices
 
-    try:
-        price = get_price(model, prices=load_prices(prices))
-        lengths = (
-            document_token_counts(
-                dataset, tokenizer=tokenizer, data_dir=data_dir, split=split, limit=limit
-            )
-            if dataset is not None
-            else None
+    price = get_price(model, prices=load_prices(prices))
+    lengths = (
+        document_token_counts(
+            dataset, tokenizer=tokenizer, data_dir=data_dir, split=split, limit=limit
         )
-        result = cost_report(
-            price=price,
-            budget=budget,
-            output_tokens=output_tokens,
-            calls_per_year=calls_per_year,
-            document_tokens=lengths,
-            overhead_tokens=overhead_tokens,
-        )
-    except BudgetCtxError as exc:
-        _fail(exc)
-        return
+        if dataset is not None
+        else None
+    )
+    result = cost_report(
+        price=price,
+        budget=budget,
+        output_tokens=output_tokens,
+        calls_per_year=calls_per_year,
+        document_tokens=lengths,
+        overhead_tokens=overhead_tokens,
+    )
     if as_json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
         return
-    typer.echo(
-        f"{price.model}: ${price.input_per_mtok:g} in / ${price.output_per_mtok:g} out per 1M "
-        f"tokens (prices of {price.date}, {price.source})"
-    )
-    if lengths is not None:
-        typer.echo(
-            f"{dataset}: {result.n_documents} documents, {result.n_over_budget} longer than "
-            f"the budget"
-        )
-    typer.echo(
-        "  "
-        + "scenario".ljust(38)
-        + "input tok".rjust(11)
-        + "per call".rjust(12)
-        + "per year".rjust(14)
-    )
-    estimates = [result.at_budget, result.full_mean, result.full_median, result.full_p90]
-    for e in estimates:
-        if e is not None:
-            typer.echo(
-                "  "
-                + e.label.ljust(38)
-                + f"{e.input_tokens:11.0f}"
-                + f"${e.per_call:.5f}".rjust(12)
-                + f"${e.per_year:,.2f}".rjust(14)
-            )
-    if result.savings_per_call is not None and result.savings_per_year is not None:
-        typer.echo(
-            "  "
-            + "savings vs full (mean)".ljust(38)
-            + " " * 11
-            + f"${result.savings_per_call:.5f}".rjust(12)
-            + f"${result.savings_per_year:,.2f}".rjust(14)
-            + f"  ({result.savings_pct:.1f} %)"
-        )
+    typer.echo(cost_table(result, price, dataset=dataset if lengths is not None else None))
 
 
 @app.command()
@@ -518,18 +495,14 @@ def calibrate(
     """Fit a router on the validation rows of a sweep; use it with load_router(path)."""
     from budgetctx.eval import calibrate as fit
 
-    try:
-        router = fit(
-            run,
-            kind=kind,  # type: ignore[arg-type]
-            metric=metric,
-            candidates=tuple(_split_specs(selectors)),
-            datasets=dataset,
-            out=out,
-        )
-    except BudgetCtxError as exc:
-        _fail(exc)
-        return
+    router = fit(
+        run,
+        kind=kind,  # type: ignore[arg-type]
+        metric=metric,
+        candidates=tuple(split_selector_specs(selectors)),
+        datasets=dataset,
+        out=out,
+    )
     prov = router.provenance
     typer.echo(
         f"{out}: {router.kind} router on {prov['instances']} validation instances of "
@@ -554,18 +527,14 @@ def route_eval_cmd(
     from budgetctx.eval import route_eval
     from budgetctx.router import load_router
 
-    try:
-        report = route_eval(
-            run,
-            out_dir=out,
-            metric=metric,
-            candidates=tuple(_split_specs(selectors)),
-            router=load_router(router) if router is not None else None,
-            calibration=calibration,  # type: ignore[arg-type]
-        )
-    except BudgetCtxError as exc:
-        _fail(exc)
-        return
+    report = route_eval(
+        run,
+        out_dir=out,
+        metric=metric,
+        candidates=tuple(split_selector_specs(selectors)),
+        router=load_router(router) if router is not None else None,
+        calibration=calibration,  # type: ignore[arg-type]
+    )
     typer.echo(report.markdown)
     typer.echo("\n".join(report.files), err=True)
 
@@ -588,24 +557,29 @@ def _options(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def _split_specs(text: str) -> list[str]:
-    """Split "lead,rcd:alpha=0.5,beta=0.3,mmr" into selector specs: a comma followed by a
-    key=value continues the previous spec."""
-    specs: list[str] = []
+def _budgets(text: str) -> tuple[int, ...]:
+    """``"256,512"`` -> ``(256, 512)``; SweepConfig checks that they are positive."""
+    out = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
             continue
-        if specs and "=" in part and ":" not in part and ":" in specs[-1]:
-            specs[-1] += "," + part
-        else:
-            specs.append(part)
-    return specs
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise InvalidParameterError(
+                f"The 'budgets' option must be comma-separated integers. Got {part!r:.40} "
+                "instead; e.g. --budgets 256,512,1024.",
+                parameter="budgets",
+                value=part[:40],
+            ) from None
+    return tuple(out)
 
 
 app.command("batch")(batch)
 
 
 def main() -> None:
+    """The console script (``budgetctx``)."""
     app()
 
 

@@ -24,7 +24,7 @@ from budgetctx.eval import (
     SelectionInput,
     SweepConfig,
     SweepStore,
-    _sweep,
+    _workers,
     parse_selector_spec,
     run_sweep,
 )
@@ -121,10 +121,10 @@ def test_reference_never_reaches_selection(
 ) -> None:
     # Structure: selection is given a SelectionInput, which has no reference field ...
     assert {f.name for f in fields(SelectionInput)} == {"document", "query"}
-    assert "reference" not in inspect.signature(_sweep._contexts).parameters
+    assert "reference" not in inspect.signature(_workers.contexts).parameters
     # ... and at run time nothing passed to preparation or selection carries the reference.
     seen: list[str] = []
-    real_prepare = _sweep.prepare
+    real_prepare = _workers.prepare
 
     def spy(text: str, **kwargs: Any) -> Any:
         blob = repr((text, kwargs))
@@ -141,7 +141,7 @@ def test_reference_never_reaches_selection(
         object.__setattr__(doc, "select", select)
         return doc
 
-    monkeypatch.setattr(_sweep, "prepare", spy)
+    monkeypatch.setattr(_workers, "prepare", spy)
     run_sweep(_config(jsonl_dataset, oracle=False), tmp_path / "run", progress=False)
     assert len(seen) == 4 * 2
     with SweepStore(tmp_path / "run") as store:
@@ -152,7 +152,7 @@ def test_reference_never_reaches_selection(
 def test_config_validation() -> None:
     with pytest.raises(UnknownComponentError):
         SweepConfig(datasets=("cochrane",), selectors=("nope",))
-    with pytest.raises(InvalidParameterError, match="Budgets"):
+    with pytest.raises(InvalidParameterError, match="'budgets'"):
         SweepConfig(datasets=("cochrane",), budgets=(0,))
     with pytest.raises(InvalidParameterError, match="split"):
         SweepConfig(datasets=("cochrane",), split="train")
@@ -272,3 +272,45 @@ def test_killed_sweep_loses_nothing_and_resumes(tmp_path: Path, shared_data: Pat
     assert summary.rows_skipped == len(before)
     assert summary.rows_written == expected - len(before)
     assert all(after[k] == v for k, v in before.items()), "rows written before the kill changed"
+
+
+def test_bad_documents_are_recorded_by_id_and_the_sweep_goes_on(tmp_path: Path) -> None:
+    """F11: a NUL character or a lone surrogate fails its example only, named by id and error
+    class (no text); the summary counts it and a resumed sweep tries it again."""
+    path = tmp_path / "bad.jsonl"
+    docs = {
+        "good1": "Fine document one. It has two sentences about heart failure.",
+        "nul": f"Pain. \x00 {SENTINEL} more text here.",
+        "surrogate": f"Pain. \ud800 {SENTINEL} more text here.",
+        "good2": "Fine document four. Also fine here, about diuresis.",
+    }
+    with path.open("w", encoding="utf-8") as fh:
+        for key, text in docs.items():
+            fh.write(json.dumps({"id": key, "text": text, "summary": "Heart failure."}) + "\n")
+    config = SweepConfig(
+        datasets=(f"jsonl:{path}?document=text&reference=summary&id=id",),
+        budgets=(8,),
+        selectors=("lead",),
+        workers=2,
+    )
+    summary = run_sweep(config, tmp_path / "run", progress=False)
+    assert not summary.ok
+    assert sorted(f.example_id for f in summary.failed_examples) == ["nul", "surrogate"]
+    assert all(f.error and SENTINEL not in str(f) for f in summary.failed_examples)
+    assert summary.rows_written == 2 * 2  # two good examples x (lead + oracle)
+    with SweepStore(tmp_path / "run") as store:
+        assert [f.example_id for f in store.failures()] == ["nul", "surrogate"]
+        assert {r.example_id for r in store.rows()} == {"good1", "good2"}
+    again = run_sweep(config, tmp_path / "run", progress=False)
+    assert again.tasks == 2 and again.rows_skipped == 4  # only the failed ones are retried
+    assert len(again.failed_examples) == 2
+
+
+def test_store_forgets_a_failure_once_the_example_succeeds(tmp_path: Path) -> None:
+    from budgetctx.eval import SweepFailure, SweepRow
+
+    with SweepStore(tmp_path) as store:
+        store.record_failure(SweepFailure("d", "e1", "sentence", "InputError"))
+        assert store.failures() == [SweepFailure("d", "e1", "sentence", "InputError")]
+        store.write([SweepRow("d", "e1", "sentence", "lead", 8, "test", 5, 9, 2, (0,), {})])
+        assert store.failures() == []

@@ -16,27 +16,24 @@ from budgetctx.eval._calibrate import (
     evaluate_router,
     instances,
 )
-from budgetctx.eval._llm import FULL, GenerationConfig, document_token_counts
+from budgetctx.eval._config import SelectionInput, SweepConfig
+from budgetctx.eval._labels import FULL, ORACLE
+from budgetctx.eval._llm_runner import GenerationConfig
 from budgetctx.eval._oracle import OracleSelector
 from budgetctx.eval._route_eval import RouteEvalReport, calibrate, route_eval
-from budgetctx.eval._store import SweepRow, SweepStore
-from budgetctx.eval._sweep import (
-    ORACLE,
-    SelectionInput,
-    SweepConfig,
-    SweepSummary,
-    parse_selector_spec,
-    run_sweep,
-)
+from budgetctx.eval._store import SweepFailure, SweepRow, SweepStore
+from budgetctx.eval._sweep import SweepSummary, run_sweep
 from budgetctx.eval.datasets import (
     DatasetInfo,
     Example,
     FetchReport,
     assign_split,
     dataset_info,
+    document_token_counts,
     fetch_dataset,
     list_datasets,
     load_dataset,
+    parse_dataset_spec,
     resolve_data_dir,
 )
 from budgetctx.eval.metrics import (
@@ -62,6 +59,7 @@ from budgetctx.eval.report import (
     summarize,
     write_report,
 )
+from budgetctx.selectors import parse_selector_spec
 
 __all__ = [
     "FULL",
@@ -86,6 +84,7 @@ __all__ = [
     "RouteEvalRow",
     "SelectionInput",
     "SweepConfig",
+    "SweepFailure",
     "SweepRow",
     "SweepStore",
     "SweepSummary",
@@ -107,6 +106,7 @@ __all__ = [
     "paired_bootstrap",
     "paper_overlap",
     "pareto_frontier",
+    "parse_dataset_spec",
     "parse_selector_spec",
     "resolve_data_dir",
     "route_eval",

@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._errors import DatasetError, InvalidParameterError
 
-__all__ = ["SweepRow", "SweepStore"]
+__all__ = ["SweepFailure", "SweepRow", "SweepStore"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,6 +37,14 @@ CREATE TABLE IF NOT EXISTS rows (
     generation TEXT,
     PRIMARY KEY (dataset, example_id, unitizer, selector, budget)
 );
+CREATE TABLE IF NOT EXISTS failures (
+    dataset TEXT NOT NULL,
+    example_id TEXT NOT NULL,
+    unitizer TEXT NOT NULL,
+    error TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (dataset, example_id, unitizer)
+);
 """
 _COLUMNS = (
     "dataset",
@@ -58,6 +66,23 @@ _COLUMNS = (
 )
 
 RowKey = tuple[str, str, str, str, int]
+
+
+@dataclass(frozen=True)
+class SweepFailure:
+    """An example that could not be processed: its id and the error's class, never its text
+    (the message of an error raised on a document may quote the document)."""
+
+    dataset: str
+    example_id: str
+    unitizer: str
+    error: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.dataset}/{self.example_id} ({self.unitizer}): {self.error}"
 
 
 @dataclass(frozen=True)
@@ -108,23 +133,37 @@ class SweepStore:
     FILENAME = "sweep.sqlite"
 
     def __init__(self, run_dir: str | Path) -> None:
-        self.run_dir = Path(run_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.run_dir = self.check_run_dir(run_dir)
         self.path = self.run_dir / self.FILENAME
-        # check_same_thread=False: the sweep writes from the thread that reads results; the
-        # connection is never shared between threads at the same time.
-        self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        # Stores written before LLM runs existed lack the generation column.
-        present = {r[1] for r in self._db.execute("PRAGMA table_info(rows)")}
-        if "generation" not in present:
-            self._db.execute("ALTER TABLE rows ADD COLUMN generation TEXT")
-        self._db.commit()
+        _check_header(self.path)
+        try:
+            self._db = _open(self.path)
+        except sqlite3.DatabaseError as exc:
+            raise _unreadable(self.path, exc) from exc
+
+    @staticmethod
+    def check_run_dir(run_dir: str | Path) -> Path:
+        """Create the run folder if needed; a file in its place is a clear error."""
+        path = Path(run_dir)
+        if path.exists() and not path.is_dir():
+            raise InvalidParameterError(
+                f"The run folder {path} is a file, not a folder; pass a folder path "
+                "(it is created if missing), e.g. --out runs/my-sweep.",
+                parameter="out",
+                value=str(path),
+            )
+        path.mkdir(parents=True, exist_ok=True)
+        return path
 
     def close(self) -> None:
         self._db.close()
+
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        """All result rows; a file damaged after opening still gives the one clear error."""
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise _unreadable(self.path, exc) from exc
 
     def __enter__(self) -> SweepStore:
         return self
@@ -135,8 +174,8 @@ class SweepStore:
     # -- run settings -------------------------------------------------------------------------
 
     def settings(self) -> dict[str, Any] | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
-        return json.loads(row[0]) if row else None
+        found = self._query("SELECT value FROM meta WHERE key = 'settings'")
+        return json.loads(found[0][0]) if found else None
 
     def check_settings(self, settings: Mapping[str, Any]) -> None:
         """Record ``settings`` on first use; later runs must use the same ones, so that rows
@@ -144,7 +183,7 @@ class SweepStore:
         current = self.settings()
         wanted = json.loads(json.dumps(dict(settings), sort_keys=True))
         if current is None:
-            with self._db:
+            with self._db:  # a write error here is a full disk, not a damaged store
                 self._db.execute(
                     "INSERT INTO meta (key, value) VALUES ('settings', ?)",
                     (json.dumps(wanted, sort_keys=True),),
@@ -193,9 +232,48 @@ class SweepStore:
         ]
         names = ", ".join(_COLUMNS)
         marks = ", ".join("?" * len(_COLUMNS))
-        with self._db:
-            self._db.executemany(f"INSERT OR REPLACE INTO rows ({names}) VALUES ({marks})", values)
+        # An example that failed before and now has rows is no longer a failure.
+        solved = sorted({(v[0], v[1], v[2]) for v in values})
+        try:
+            with self._db:
+                self._db.executemany(
+                    f"INSERT OR REPLACE INTO rows ({names}) VALUES ({marks})", values
+                )
+                self._db.executemany(
+                    "DELETE FROM failures WHERE dataset = ? AND example_id = ? AND unitizer = ?",
+                    solved,
+                )
+        except sqlite3.DatabaseError as exc:
+            raise _unreadable(self.path, exc) from exc
         return len(values)
+
+    def record_failure(self, failure: SweepFailure) -> None:
+        """Remember that an example failed; a resumed sweep tries it again."""
+        try:
+            with self._db:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO failures (dataset, example_id, unitizer, error, "
+                    "created) VALUES (?, ?, ?, ?, ?)",
+                    (
+                        failure.dataset,
+                        failure.example_id,
+                        failure.unitizer,
+                        failure.error,
+                        time.time(),
+                    ),
+                )
+        except sqlite3.DatabaseError as exc:
+            raise _unreadable(self.path, exc) from exc
+
+    def failures(self) -> list[SweepFailure]:
+        """Examples that failed and have not succeeded since, in key order."""
+        return [
+            SweepFailure(*rec)
+            for rec in self._query(
+                "SELECT dataset, example_id, unitizer, error FROM failures "
+                "ORDER BY dataset, example_id, unitizer"
+            )
+        ]
 
     def done_keys(self, dataset: str | None = None) -> set[RowKey]:
         sql = "SELECT dataset, example_id, unitizer, selector, budget FROM rows"
@@ -203,10 +281,10 @@ class SweepStore:
         if dataset is not None:
             sql += " WHERE dataset = ?"
             args = (dataset,)
-        return {(d, e, u, s, int(b)) for d, e, u, s, b in self._db.execute(sql, args)}
+        return {(d, e, u, s, int(b)) for d, e, u, s, b in self._query(sql, args)}
 
     def count(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM rows").fetchone()[0])
+        return int(self._query("SELECT COUNT(*) FROM rows")[0][0])
 
     def rows(self, **where: Any) -> Iterator[SweepRow]:
         """Rows, optionally filtered by column equality (``dataset=..., split=...``)."""
@@ -222,7 +300,7 @@ class SweepStore:
         if where:
             sql += " WHERE " + " AND ".join(f"{k} = ?" for k in where)
         sql += " ORDER BY dataset, example_id, unitizer, selector, budget"
-        for rec in self._db.execute(sql, tuple(where.values())):
+        for rec in self._query(sql, tuple(where.values())):
             yield SweepRow(
                 dataset=rec[0],
                 example_id=rec[1],
@@ -240,3 +318,72 @@ class SweepStore:
                 reason=rec[13],
                 generation=json.loads(rec[15]) if rec[15] is not None else None,
             )
+
+
+# The first 16 bytes of every SQLite 3 database file.
+_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_header(path: Path) -> None:
+    """Refuse a file that is not a SQLite database before SQLite touches it.
+
+    A zero-byte file is refused too: it may be a store whose first write was lost, and
+    starting over in it would silently throw away what the user thinks is there.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(_MAGIC))
+    except FileNotFoundError:
+        return
+    except IsADirectoryError as exc:
+        raise DatasetError(
+            f"{path} is a folder, not a sweep store; move it away or pick another --out."
+        ) from exc
+    if not head:
+        raise DatasetError(
+            f"{path} is empty (0 bytes), so it is not a sweep store this version can resume; "
+            "move it away (or delete it if it holds nothing you need) or pick another --out."
+        )
+    if head != _MAGIC:
+        raise DatasetError(
+            f"{path} is not a SQLite database (a damaged or foreign file); move it away or "
+            "pick another --out."
+        )
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    # check_same_thread=False: the sweep writes from the thread that reads results; the
+    # connection is never shared between threads at the same time.
+    db = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
+    try:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if tables and not {"meta", "rows"} <= tables:
+            raise DatasetError(
+                f"{path} is a SQLite database of something else (tables: "
+                f"{', '.join(sorted(tables)[:5])}); move it away or pick another --out."
+            )
+        # quick_check reads every page once: a truncated file fails here, before the run
+        # spends an hour and then cannot record its rows.
+        verdict = db.execute("PRAGMA quick_check").fetchone()
+        if verdict is None or verdict[0] != "ok":
+            raise sqlite3.DatabaseError(f"quick_check: {verdict[0] if verdict else 'no answer'}")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(_SCHEMA)
+        # Stores written before LLM runs existed lack the generation column.
+        present = {r[1] for r in db.execute("PRAGMA table_info(rows)")}
+        if "generation" not in present:
+            db.execute("ALTER TABLE rows ADD COLUMN generation TEXT")
+        db.commit()
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _unreadable(path: Path, exc: sqlite3.DatabaseError) -> DatasetError:
+    # sqlite's own words (e.g. "database disk image is malformed") never quote row contents.
+    return DatasetError(
+        f"{path} cannot be read as a sweep store ({exc}); it is damaged or was written by "
+        "something else: move it away or pick another --out."
+    )

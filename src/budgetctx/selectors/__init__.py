@@ -14,7 +14,6 @@ from budgetctx.selectors._base import (
     Selector,
     get_selector,
     list_selectors,
-    parse_selector_spec,
     register_selector,
 )
 from budgetctx.selectors._graphcluster import GraphClusterSelector
@@ -22,6 +21,11 @@ from budgetctx.selectors._greedy import lazy_greedy, naive_greedy
 from budgetctx.selectors._hierarchical import HierarchicalSelector
 from budgetctx.selectors._mmr import MMRSelector
 from budgetctx.selectors._positional import LeadSelector, ShuffledSelector, SlidingSelector
+from budgetctx.selectors._spec import (
+    parse_selector_spec,
+    parse_selector_specs,
+    split_selector_specs,
+)
 from budgetctx.selectors._submodular import FacilitySelector, RCDSelector
 
 register_selector("lead", LeadSelector)
@@ -51,5 +55,7 @@ __all__ = [
     "list_selectors",
     "naive_greedy",
     "parse_selector_spec",
+    "parse_selector_specs",
     "register_selector",
+    "split_selector_specs",
 ]

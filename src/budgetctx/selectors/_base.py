@@ -9,9 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx._errors import InvalidParameterError
 from budgetctx._registry import Registry
-from budgetctx._validation import InstanceOf, check
 from budgetctx.representations import UnitFeatures
 
 __all__ = [
@@ -21,7 +19,6 @@ __all__ = [
     "Selector",
     "get_selector",
     "list_selectors",
-    "parse_selector_spec",
     "register_selector",
 ]
 
@@ -158,41 +155,6 @@ def get_selector(spec: str | Selector, /, **options: Any) -> Selector:
     0.5
     """
     return _REGISTRY.resolve(spec, **options)
-
-
-def parse_selector_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"rcd:alpha=0.6,gamma=0.1"`` -> ``("rcd", {"alpha": 0.6, "gamma": 0.1})``.
-
-    >>> parse_selector_spec("mmr:lambda_=0.5")
-    ('mmr', {'lambda_': 0.5})
-    """
-    check(
-        "parse_selector_spec",
-        "spec",
-        spec,
-        InstanceOf(str, "a str", fix="write name:key=value,key=value, e.g. 'rcd:alpha=0.5'."),
-    )
-    name, _, rest = spec.partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, raw = item.partition("=")
-        if not eq:
-            raise InvalidParameterError(
-                f"Bad selector option {item!r} in {spec!r}; write name:key=value,key=value.",
-                parameter="selectors",
-                value=spec,
-            )
-        value: Any = raw
-        for cast in (int, float):
-            try:
-                value = cast(raw)
-                break
-            except ValueError:
-                continue
-        if raw in ("true", "false"):
-            value = raw == "true"
-        options[key.strip()] = value
-    return name.strip().lower(), options
 
 
 def greedy_fill(

@@ -17,6 +17,7 @@ def test_public_names() -> None:
     assert ds.__all__ == [
         "DATA_ENV",
         "DEFAULT_VALIDATION_FRACTION",
+        "FILE_LOADERS",
         "SPLITS",
         "DatasetInfo",
         "Example",
@@ -24,9 +25,11 @@ def test_public_names() -> None:
         "Split",
         "assign_split",
         "dataset_info",
+        "document_token_counts",
         "fetch_dataset",
         "list_datasets",
         "load_dataset",
+        "parse_dataset_spec",
         "resolve_data_dir",
     ]
     assert ds.SPLITS == ("validation", "test")

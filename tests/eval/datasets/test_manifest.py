@@ -128,3 +128,14 @@ def test_parse_page_refuses_other_pages(broken: str) -> None:
 
     with pytest.raises(PageError):
         parse_page(broken, cache_key="k", url="u")
+
+
+def test_manifest_json_is_what_the_generator_writes(shared_data: Path) -> None:
+    """The package data is generated: re-hashing the shared copies gives it back exactly."""
+    from budgetctx.eval.datasets._mtsamples import DERIVED, INDEX
+
+    assert (_manifest.MTSAMPLES_INDEX_PATH, _manifest.MTSAMPLES_DERIVED_PATH) == (INDEX, DERIVED)
+    bundled = json.loads(
+        (Path(_manifest.__file__).with_name(_manifest.MANIFEST)).read_text(encoding="utf-8")
+    )
+    assert _manifest.build_manifest(shared_data) == bundled

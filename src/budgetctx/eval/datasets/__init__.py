@@ -22,11 +22,17 @@ from budgetctx.eval.datasets._registry import (
     list_datasets,
     load_dataset,
 )
+from budgetctx.eval.datasets._specs import (
+    FILE_LOADERS,
+    document_token_counts,
+    parse_dataset_spec,
+)
 from budgetctx.eval.datasets._splits import DEFAULT_VALIDATION_FRACTION, assign_split
 
 __all__ = [
     "DATA_ENV",
     "DEFAULT_VALIDATION_FRACTION",
+    "FILE_LOADERS",
     "SPLITS",
     "DatasetInfo",
     "Example",
@@ -34,8 +40,10 @@ __all__ = [
     "Split",
     "assign_split",
     "dataset_info",
+    "document_token_counts",
     "fetch_dataset",
     "list_datasets",
     "load_dataset",
+    "parse_dataset_spec",
     "resolve_data_dir",
 ]

@@ -5,14 +5,16 @@ from __future__ import annotations
 import types
 from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import InstanceOf, NoneOr, OneOf, validate_fields
 
 __all__ = ["SPLITS", "Example", "Split"]
 
 Split = Literal["validation", "test"]
 SPLITS: tuple[Split, ...] = get_args(Split)
+_STR: Any = InstanceOf(str, "a str")
+_OPTIONAL_STR: Any = NoneOr(_STR)
 
 
 def _freeze(value: Any) -> Any:
@@ -53,13 +55,19 @@ class Example:
     meta: Mapping[str, Any] = field(default_factory=dict, hash=False)
     label: str | None = None
 
+    # Any: the frozen rule classes are Constraints at run time (see _validation's Protocol).
+    _constraints: ClassVar[Mapping[str, Any]] = {
+        "id": _STR,
+        "document": _STR,
+        "reference": _STR,
+        "query": _OPTIONAL_STR,
+        "split": OneOf(SPLITS, fix="'validation' or 'test'."),
+        "label": _OPTIONAL_STR,
+        "meta": InstanceOf(Mapping, "a mapping", fix="e.g. {'row': 1}."),
+    }
+
     def __post_init__(self) -> None:
-        if self.split not in SPLITS:
-            raise InvalidParameterError(
-                f"Example split must be one of {list(SPLITS)}. Got {self.split!r} instead.",
-                parameter="split",
-                value=self.split,
-            )
+        validate_fields(self)
         object.__setattr__(self, "meta", _freeze(self.meta))
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from budgetctx._errors import DatasetError
+
 __all__ = ["DATA_ENV", "resolve_data_dir"]
 
 DATA_ENV = "BUDGETCTX_DATA"
@@ -20,8 +22,15 @@ def resolve_data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
     '/srv/data'
     """
     if data_dir is not None:
-        return Path(data_dir).expanduser()
-    env = os.environ.get(DATA_ENV)
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".cache" / "budgetctx" / "datasets"
+        path = Path(data_dir).expanduser()
+    elif os.environ.get(DATA_ENV):
+        path = Path(os.environ[DATA_ENV]).expanduser()
+    else:
+        path = Path.home() / ".cache" / "budgetctx" / "datasets"
+    if path.exists() and not path.is_dir():
+        # Every dataset would read as "absent" otherwise, which hides the typo.
+        raise DatasetError(
+            f"The data dir {path} is a file, not a folder; pass the folder that holds the "
+            f"datasets (--data-dir, or ${DATA_ENV})."
+        )
+    return path

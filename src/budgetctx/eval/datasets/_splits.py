@@ -40,7 +40,10 @@ def assign_split(
     >>> assign_split("doc-2", seed=0), assign_split("doc-2", seed=1)
     ('test', 'validation')
     """
-    digest = hashlib.sha256(f"{seed}:{group_key}".encode()).digest()
+    # surrogatepass: a document with a lone surrogate (a bad "\ud800" escape in JSON) still
+    # gets a split, so that the sweep can report it as a failed example by id; valid text
+    # hashes exactly as before.
+    digest = hashlib.sha256(f"{seed}:{group_key}".encode("utf-8", "surrogatepass")).digest()
     # 8 bytes give a uniform fraction in [0, 1) with far more resolution than any split needs.
     fraction = int.from_bytes(digest[:8], "big") / 2**64
     return "validation" if fraction < validation_fraction else "test"

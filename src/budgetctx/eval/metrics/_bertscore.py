@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import InstanceOf, Interval, check
 from budgetctx.eval.metrics._prf import PRF
 
 __all__ = ["DEFAULT_BERTSCORE_MODEL", "BERTScore", "BERTScoreBaseline"]
@@ -173,6 +174,11 @@ def _load_scorer(path: str, num_layers: int, device: str) -> Any:
     return BERTScorer(model_type=path, num_layers=num_layers, device=device, idf=False)
 
 
+# Any: the frozen rule classes are Constraints at run time (see _validation's Protocol).
+_DEVICE: Any = InstanceOf(str, "a str", fix="e.g. 'cpu' or 'cuda'.")
+_BATCH: Any = Interval(int, 1, None, fix="e.g. 32.")
+
+
 class BERTScore:
     """BERTScore P/R/F1 of candidates against references with a local model (no download).
 
@@ -212,25 +218,10 @@ class BERTScore:
             num_layers = default_layer
         n_hidden = config.get("num_hidden_layers")
         limit = n_hidden if isinstance(n_hidden, int) else None
-        if (
-            not isinstance(num_layers, int)
-            or isinstance(num_layers, bool)
-            or num_layers < 1
-            or (limit is not None and num_layers > limit)
-        ):
-            raise InvalidParameterError(
-                f"num_layers must be an integer in [1, {limit or 'the model depth'}] for "
-                f"{name!r}. Got {num_layers!r} instead. Pass e.g. num_layers={limit or 1}.",
-                parameter="num_layers",
-                value=num_layers,
-            )
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise InvalidParameterError(
-                f"batch_size must be an integer >= 1. Got {batch_size!r} instead. "
-                "Pass e.g. batch_size=32.",
-                parameter="batch_size",
-                value=batch_size,
-            )
+        layers: Any = Interval(int, 1, limit, fix=f"for {name!r}, e.g. num_layers={limit or 1}.")
+        num_layers = check("BERTScore", "num_layers", num_layers, layers)
+        batch_size = check("BERTScore", "batch_size", batch_size, _BATCH)
+        device = check("BERTScore", "device", device, _DEVICE)
         if baseline is not None and (baseline.model != name or baseline.num_layers != num_layers):
             raise InvalidParameterError(
                 f"The baseline was computed for model {baseline.model!r} layer "

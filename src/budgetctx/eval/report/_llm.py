@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from budgetctx.eval._llm import FULL
+from budgetctx.eval._labels import FULL
 from budgetctx.eval._store import SweepRow
 from budgetctx.eval.metrics import classification_report
 from budgetctx.eval.report._style import (

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError
-from budgetctx.eval._llm import FULL
+from budgetctx.eval._labels import FULL
 from budgetctx.eval._store import SweepRow, SweepStore
 from budgetctx.eval.report._bounds import oracle_bounds
 from budgetctx.eval.report._cells import (

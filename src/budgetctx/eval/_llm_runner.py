@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from budgetctx._errors import (
     BudgetCtxWarning,
@@ -27,6 +27,8 @@ from budgetctx._errors import (
     InvalidParameterError,
     UnknownComponentError,
 )
+from budgetctx._validation import Boolean, InstanceOf, Interval, NoneOr, Predicate, validate_fields
+from budgetctx.eval._labels import FULL
 from budgetctx.eval._store import SweepRow
 from budgetctx.generate import (
     CachedGenerator,
@@ -37,17 +39,17 @@ from budgetctx.generate import (
     get_generator,
     get_price,
     get_prompt,
+    list_generators,
     load_prices,
     parse_label,
     prompt_for_dataset,
 )
 from budgetctx.tokenizers import get_tokenizer
 
-__all__ = ["FULL", "FULL_UNITIZER", "GenerationConfig", "document_token_counts"]
+__all__ = ["GenerationConfig", "LLMRunner"]
 
-#: Selector label and unitizer of the full-context baseline rows (budget 0: no budget).
-FULL = "full"
-FULL_UNITIZER = "none"
+_STR: Any = InstanceOf(str, "a str")
+_POSITIVE: Any = Interval(int, 1, None)
 
 _CTX_METRICS = ("rouge1", "rouge2")
 
@@ -79,27 +81,33 @@ class GenerationConfig:
     prices: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
 
+    # Any: the frozen rule classes are Constraints at run time (see _validation's Protocol).
+    _constraints: ClassVar[Mapping[str, Any]] = {
+        "generator": Predicate(
+            lambda v: isinstance(v, str) and bool(v.strip()),
+            "a generator spec",
+            fix="e.g. 'local' or 'openai:gpt-4o'.",
+        ),
+        "prompt": NoneOr(_STR, fix="None uses the dataset's own template."),
+        "max_tokens": NoneOr(_POSITIVE, fix="e.g. 200; None: 200 for summaries, 50 for labels."),
+        "temperature": Interval(float, 0, 2, fix="0 is greedy."),
+        "cache": NoneOr(_STR, fix="None keeps it in RUN/responses.sqlite."),
+        "store_prompts": Boolean(),
+        "full_context": Boolean(),
+        "bertscore": Boolean(),
+        "prices": NoneOr(_STR, fix="a JSON price file, or None for the bundled table."),
+        "options": Predicate(
+            lambda v: isinstance(v, Mapping) and all(isinstance(k, str) for k in v),
+            "a mapping of option names to values",
+            fix="e.g. {'base_url': 'http://localhost:8080/v1'}.",
+        ),
+    }
+
     def __post_init__(self) -> None:
-        if not isinstance(self.generator, str) or not self.generator.strip():
-            raise InvalidParameterError(
-                f"generator must be a spec such as 'local' or 'openai:gpt-4o', got "
-                f"{self.generator!r}.",
-                parameter="generator",
-                value=self.generator,
-            )
-        mt = self.max_tokens
-        if mt is not None and (isinstance(mt, bool) or not isinstance(mt, int) or mt < 1):
-            raise InvalidParameterError(
-                f"max_tokens must be a positive integer or None, got {mt!r}; e.g. 200.",
-                parameter="max_tokens",
-                value=mt,
-            )
-        if not 0.0 <= float(self.temperature) <= 2.0:
-            raise InvalidParameterError(
-                f"temperature must be in [0, 2], got {self.temperature!r}; 0 is greedy.",
-                parameter="temperature",
-                value=self.temperature,
-            )
+        validate_fields(self)
+        backend = self.generator.partition(":")[0].strip()
+        if backend not in list_generators():
+            raise UnknownComponentError("generator", backend, list_generators())
         if self.prompt is not None:
             get_prompt(self.prompt)  # fails early, with the list of templates
 
@@ -327,33 +335,3 @@ class LLMRunner:
                 self.errors.append(str(exc))
                 results.append(None)
         return results
-
-
-def document_token_counts(
-    dataset: str,
-    *,
-    tokenizer: str = "o200k_base",
-    data_dir: str | Path | None = None,
-    split: str | None = None,
-    limit: int | None = None,
-) -> list[int]:
-    """Token counts of a dataset's documents: the length distribution that the cost model
-    compares a budget with (``budgetctx cost --dataset``).
-
-    >>> document_token_counts("mtsamples", limit=2)  # doctest: +SKIP
-    [1013, 2315]
-    """
-    from budgetctx.eval._sweep import parse_dataset_spec
-    from budgetctx.eval.datasets import load_dataset
-    from budgetctx.tokenizers import get_tokenizer
-
-    tok = get_tokenizer(tokenizer)
-    name, options = parse_dataset_spec(dataset)
-    examples = load_dataset(
-        name,
-        data_dir=str(data_dir) if data_dir is not None else None,
-        split=split,
-        limit=limit,
-        **options,
-    )
-    return [tok.count(ex.document) for ex in examples]

@@ -1,0 +1,89 @@
+"""The selector-spec grammar, in one place: ``name[:key=value[,key=value...]]``.
+
+A list of specs is written with commas too (``"lead,rcd:alpha=0.5,beta=0.3,mmr"``): a comma
+followed by ``key=value`` continues the previous spec's options, anything else starts a new
+spec. Values read as int, then float, then ``true``/``false``, else stay strings.
+
+>>> split_selector_specs("lead,rcd:alpha=0.5,beta=0.3,mmr")
+['lead', 'rcd:alpha=0.5,beta=0.3', 'mmr']
+>>> parse_selector_spec("rcd:alpha=0.5,beta=0.3")
+('rcd', {'alpha': 0.5, 'beta': 0.3})
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from budgetctx._errors import InvalidParameterError
+
+__all__ = ["parse_selector_spec", "parse_selector_specs", "split_selector_specs"]
+
+
+def _value(raw: str) -> Any:
+    if raw in ("true", "false"):
+        return raw == "true"
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            continue
+    return raw
+
+
+def parse_selector_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"rcd:alpha=0.6,gamma=0.1"`` -> ``("rcd", {"alpha": 0.6, "gamma": 0.1})``.
+
+    >>> parse_selector_spec("mmr:lambda_=0.5")
+    ('mmr', {'lambda_': 0.5})
+    """
+    if not isinstance(spec, str):
+        raise InvalidParameterError(
+            f"A selector spec must be a str such as 'rcd:alpha=0.6', got {type(spec).__name__}; "
+            "pass the spec as text.",
+            parameter="selectors",
+            value=repr(spec)[:80],
+        )
+    name, _, rest = spec.partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, raw = item.partition("=")
+        if not eq or not key.strip():
+            raise InvalidParameterError(
+                f"Bad selector option {item!r} in {spec!r}; write name:key=value,key=value.",
+                parameter="selectors",
+                value=spec,
+            )
+        options[key.strip()] = _value(raw.strip())
+    if not name.strip():
+        raise InvalidParameterError(
+            f"The selector spec {spec!r} has no name; write name or name:key=value, e.g. 'rcd'.",
+            parameter="selectors",
+            value=spec,
+        )
+    return name.strip().lower(), options
+
+
+def split_selector_specs(text: str) -> list[str]:
+    """Split a comma-separated list of specs; options stay with their selector.
+
+    >>> split_selector_specs(" lead, mmr:lambda_=0.2 ,sliding")
+    ['lead', 'mmr:lambda_=0.2', 'sliding']
+    """
+    specs: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        if specs and "=" in part and ":" not in part and ":" in specs[-1]:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return specs
+
+
+def parse_selector_specs(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """:func:`split_selector_specs`, then :func:`parse_selector_spec` on each.
+
+    >>> parse_selector_specs("lead,rcd:alpha=0.5,beta=0.3")
+    [('lead', {}), ('rcd', {'alpha': 0.5, 'beta': 0.3})]
+    """
+    return [parse_selector_spec(spec) for spec in split_selector_specs(text)]
