@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -18,6 +17,7 @@ from budgetctx._validation import (
     validate_fields,
 )
 from budgetctx.representations._base import Encoded
+from budgetctx.representations._tfidf_core import FittedTfidf, TfidfCounter
 
 if TYPE_CHECKING:
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -26,8 +26,10 @@ __all__ = ["TfidfRepresentation"]
 
 
 def _is_tfidf_vectorizer(value: Any) -> bool:
+    if isinstance(value, FittedTfidf):
+        return True
     # Imported here, not at module level: scikit-learn takes seconds to import, and only a
-    # caller who passes a fitted vectorizer needs the check.
+    # caller who passes a fitted scikit-learn vectorizer needs the check.
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     return isinstance(value, TfidfVectorizer)
@@ -35,7 +37,6 @@ def _is_tfidf_vectorizer(value: Any) -> bool:
 
 # Keeps clinical tokens whole: "b.i.d", "4.1", "120/80", "x-ray", "IL-6".
 _TOKEN_PATTERN = r"(?u)\b\w+(?:[./\-']\w+)*\b"
-_LOCAL = threading.local()
 
 
 def _is_ngram_range(value: Any) -> bool:
@@ -51,7 +52,9 @@ class TfidfRepresentation:
     """Sublinear TF-IDF with English stop words removed, L2-normalised rows.
 
     By default IDF is fitted on the document's own units. Call :meth:`fit` with a corpus (for
-    example, the training notes of a dataset) to fix the vocabulary and IDF instead.
+    example, the training notes of a dataset) to fix the vocabulary and IDF instead. The
+    matrices equal scikit-learn's ``TfidfVectorizer`` with the same options, computed without
+    importing it; a fitted ``TfidfVectorizer`` passed as ``vectorizer_`` is used as is.
 
     >>> enc = TfidfRepresentation().encode(["chest pain", "pain resolved"], query="pain")
     >>> enc.X.shape
@@ -61,7 +64,9 @@ class TfidfRepresentation:
     stop_words: str | None = "english"
     sublinear_tf: bool = True
     ngram_range: tuple[int, int] = (1, 1)
-    vectorizer_: TfidfVectorizer | None = field(default=None, repr=False, compare=False)
+    vectorizer_: FittedTfidf | TfidfVectorizer | None = field(
+        default=None, repr=False, compare=False
+    )
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         # scikit-learn knows one built-in list; any other string fails inside encode, where
@@ -77,7 +82,7 @@ class TfidfRepresentation:
             convert=tuple,
         ),
         "vectorizer_": NoneOr(
-            Predicate(_is_tfidf_vectorizer, "a TfidfVectorizer"),
+            Predicate(_is_tfidf_vectorizer, "a fitted TF-IDF (FittedTfidf or TfidfVectorizer)"),
             fix="leave it None and call fit(corpus) to fix the vocabulary.",
         ),
     }
@@ -97,31 +102,17 @@ class TfidfRepresentation:
             "fitted_on_corpus": self.vectorizer_ is not None,
         }
 
-    def _new(self) -> TfidfVectorizer:
-        # scikit-learn takes seconds to import: only when a document is first encoded.
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
-        return TfidfVectorizer(
+    def _counter(self) -> TfidfCounter:
+        return TfidfCounter(
+            token_pattern=_TOKEN_PATTERN,
             stop_words=self.stop_words,
             sublinear_tf=self.sublinear_tf,
             ngram_range=self.ngram_range,
-            token_pattern=_TOKEN_PATTERN,
-            dtype=np.float64,
         )
-
-    def _per_document(self) -> TfidfVectorizer:
-        # One vectorizer per thread, refitted for each document: a fresh one re-validates its
-        # stop-word list every time, which cost more than fitting a note's 100 sentences.
-        key = (self.stop_words, self.sublinear_tf, self.ngram_range)
-        cache: dict[tuple[Any, ...], TfidfVectorizer] = _LOCAL.__dict__.setdefault("vec", {})
-        vec = cache.get(key)
-        if vec is None:
-            vec = cache[key] = self._new()
-        return vec
 
     def fit(self, corpus: Sequence[str]) -> TfidfRepresentation:
         """Fit vocabulary and IDF on ``corpus``; later documents reuse them."""
-        self.vectorizer_ = self._new().fit(list(corpus))
+        self.vectorizer_ = self._counter().fit(list(corpus))
         return self
 
     def encode(self, texts: Sequence[str], *, query: str | None = None) -> Encoded:
@@ -130,17 +121,17 @@ class TfidfRepresentation:
         n = len(texts)
         if n == 0:
             return Encoded(sparse.csr_matrix((0, 0)), None)
+        fitted: FittedTfidf | TfidfVectorizer
         try:
             if self.vectorizer_ is not None:
-                vec = self.vectorizer_
-                X = vec.transform(list(texts))
+                fitted = self.vectorizer_
+                X = fitted.transform(list(texts))
             else:
-                vec = self._per_document()
-                X = vec.fit_transform(list(texts))
+                fitted, X = self._counter().fit_transform(list(texts))
         except ValueError:
             # Only stop words / no word characters: every unit is equally (un)informative.
             ones = sparse.csr_matrix(np.ones((n, 1)))
             q = sparse.csr_matrix(np.zeros((1, 1))) if query is not None else None
             return Encoded(ones, q)
-        q_vec = vec.transform([query]) if query is not None else None
+        q_vec = fitted.transform([query]) if query is not None else None
         return Encoded(sparse.csr_matrix(X), q_vec)
