@@ -281,3 +281,17 @@ def test_pickle_by_name(name: str) -> None:
     assert repr(back) == repr(tok)
     text = str(CORPUS[2].values[0])
     assert back.encode(text) == tok.encode(text)
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_bulk_rank_loading_equals_the_full_parse(name: str) -> None:
+    import gzip
+    import importlib.util
+    from pathlib import Path
+
+    from budgetctx.tokenizers._tiktoken import _load_ranks, _parse_ranks
+
+    spec = importlib.util.find_spec("bpe_openai")
+    assert spec is not None and spec.submodule_search_locations
+    path = Path(spec.submodule_search_locations[0]) / "data" / f"{name}.tiktoken.gz"
+    assert _load_ranks(name) == _parse_ranks(gzip.decompress(path.read_bytes()))
