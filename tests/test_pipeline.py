@@ -349,7 +349,7 @@ def test_a_custom_router_plugs_in() -> None:
     router = Shortest()
     assert isinstance(router, Router)
     ctx = build_context(NOTE, 20, selector=router, tokenizer="cl100k_base")
-    assert ctx.selector == "mmr" and ctx.params["selector"] == {"lambda_": 0.2}
+    assert ctx.selector == "mmr" and ctx.params["selector"]["lambda_"] == 0.2
     assert ctx.route is not None and ctx.route.router == "shortest"
     assert len(seen) == 1 and seen[0][1] == 20 and seen[0][0].to_dict() == ctx.stats
     with pytest.raises(InvalidParameterError, match="selector_options"):
