@@ -2,7 +2,7 @@
 
 uv reads neither pip.conf nor PIP_* variables. Without this, `make` would install from other
 indexes than `pip install` does on the same machine: for example the CUDA torch from PyPI instead
-of the CPU wheel a machine keeps in its find-links folder.
+of the CPU wheel a machine keeps in its find-links folder. With only PIP_FIND_LINKS=/opt/wheels set:
 
     $ python .ci/uv_pip_options.py
     --index-strategy
