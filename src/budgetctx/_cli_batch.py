@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import codecs
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from budgetctx._errors import BudgetCtxError
+from budgetctx._format import decode_escapes
 from budgetctx.pipeline import DEFAULT_SELECTOR
 
 __all__ = ["batch"]
@@ -38,7 +37,8 @@ def batch(
     representation: Annotated[str, typer.Option(help="Representation name.")] = "tfidf",
     query: Annotated[str | None, typer.Option(help="Relevance query (else the centroid).")] = None,
     separator: Annotated[
-        str, typer.Option(help="Text between units; escapes such as \\n are understood.")
+        str,
+        typer.Option(help="Text between units; \\n, \\t, \\r, \\\\ and \\uXXXX are understood."),
     ] = "\\n",
     truncate: Annotated[
         bool, typer.Option(help="Cut one more unit at a token boundary to fill the budget.")
@@ -59,34 +59,29 @@ def batch(
     """
     from budgetctx.batch import run_batch
 
-    try:
-        options: dict[str, Any] = {
-            "selector": selector,
-            "tokenizer": tokenizer,
-            "unitizer": unitizer,
-            "representation": representation,
-            "query": query,
-            "separator": codecs.decode(separator, "unicode_escape"),
-            "truncate": truncate,
-        }
-        summary = run_batch(
-            input,
-            out,
-            budget,
-            workers=workers,
-            engine=engine,
-            address=address,
-            text_field=text_field,
-            id_field=id_field,
-            progress=progress,
-            **options,
-        )
-    except BudgetCtxError as exc:
-        typer.echo(f"budgetctx: error: {_one_line(exc)}", err=True)
-        raise typer.Exit(2) from None
-    except OSError as exc:
-        typer.echo(f"budgetctx: error: {exc.strerror or exc}: {exc.filename}", err=True)
-        raise typer.Exit(2) from None
+    # Errors (BudgetCtxError, OSError) become one line and exit 2 in the CLI's group, as for
+    # every other command.
+    options: dict[str, Any] = {
+        "selector": selector,
+        "tokenizer": tokenizer,
+        "unitizer": unitizer,
+        "representation": representation,
+        "query": query,
+        "separator": decode_escapes(separator),
+        "truncate": truncate,
+    }
+    summary = run_batch(
+        input,
+        out,
+        budget,
+        workers=workers,
+        engine=engine,
+        address=address,
+        text_field=text_field,
+        id_field=id_field,
+        progress=progress,
+        **options,
+    )
     pct = 100.0 * summary.tokens_saved / max(summary.tokens_in, 1)
     for sample in summary.error_samples:
         typer.echo(f"budgetctx: recorded error: {sample}", err=True)
@@ -97,7 +92,3 @@ def batch(
         f"({pct:.1f} %); {summary.seconds:.1f} s",
         err=True,
     )
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())

@@ -249,3 +249,19 @@ def test_sigkill_mid_batch_then_resume_loses_and_duplicates_nothing(tmp_path: Pa
     reference = tmp_path / "reference.jsonl"
     run_batch(src, reference, 120, selector="rcd")
     assert got == _read(reference)
+
+
+def test_cli_batch_separator_escapes_like_select(tmp_path: Path) -> None:
+    # The batch command decodes --separator as `select` does: non-ASCII kept as typed (the
+    # F7 garbling through unicode_escape), unknown escapes refused in one line.
+    src = _write_jsonl(tmp_path / "in.jsonl", rows(2))
+    out = tmp_path / "out.jsonl"
+    base = ["batch", str(src), "--out", str(out), "--budget", "60", "--no-progress"]
+    result = runner.invoke(app, [*base, "--separator", " — "])
+    assert result.exit_code == 0, result.output
+    assert all("â" not in r["context"] for r in _read(out))
+    assert any(" — " in r["context"] for r in _read(out))
+    bad = runner.invoke(
+        app, [*base[:3], str(tmp_path / "o2.jsonl"), *base[4:], "--separator", "\\x"]
+    )
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
