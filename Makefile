@@ -22,13 +22,16 @@ LLAMA_CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE=$(CURDIR
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
+
+# A target of its own, so that a .venv made before uv was used gets it too.
+$(UV): | $(BIN)/python
 	$(BIN)/python -m pip install --quiet uv
 
-$(STAMP_CORE): pyproject.toml | $(BIN)/python
+$(STAMP_CORE): pyproject.toml | $(UV)
 	$(UV_OPTIONS) && $(UV_INSTALL) -e .
 	touch $@
 
-$(STAMP_TEST): pyproject.toml | $(BIN)/python
+$(STAMP_TEST): pyproject.toml | $(UV)
 	$(UV_OPTIONS) && CMAKE_ARGS="$(LLAMA_CMAKE_ARGS) $$CMAKE_ARGS" $(UV_INSTALL) -e '.[test]'
 	touch $@ $(STAMP_CORE)
 
