@@ -358,7 +358,7 @@ def _prepare(
         seg = unitize(text)
         unit_segments = tuple(u.segments for u in seg.units)
         overlapping = seg.overlapping
-        document_segmentations = (seg,)
+        document_segmentations: tuple[Segmentation, ...] = (seg,)
     else:
         segs = [unitize(d.text) for d in docs]
         comb = combine(
