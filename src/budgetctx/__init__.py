@@ -19,6 +19,11 @@ from budgetctx._errors import (
     TokenizerError,
     UnknownComponentError,
 )
+from budgetctx._messages import (
+    FittedMessages,
+    MessageProvenance,
+    count_message_tokens,
+)
 from budgetctx._version import __version__
 from budgetctx.batch import ItemError, build_contexts
 from budgetctx.context import Context, DocumentStats, RouteDecision, SelectedUnit
@@ -41,10 +46,12 @@ __all__ = [
     "ContextLengthError",
     "DatasetError",
     "DocumentStats",
+    "FittedMessages",
     "GenerationError",
     "InputError",
     "InvalidParameterError",
     "ItemError",
+    "MessageProvenance",
     "PreparedDocument",
     "Representation",
     "RouteDecision",
@@ -63,6 +70,7 @@ __all__ = [
     "__version__",
     "build_context",
     "build_contexts",
+    "count_message_tokens",
     "default_router",
     "get_representation",
     "get_selector",
