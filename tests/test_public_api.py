@@ -16,8 +16,10 @@ PUBLIC = [
     "Context",
     "ContextLengthError",
     "DatasetError",
+    "Document",
     "DocumentStats",
     "FittedMessages",
+    "DocumentSummary",
     "GenerationError",
     "InputError",
     "InvalidParameterError",
@@ -52,6 +54,7 @@ PUBLIC = [
     "list_tokenizers",
     "list_unitizers",
     "load_router",
+    "pin_regex",
     "prepare",
 ]
 

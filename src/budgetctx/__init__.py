@@ -8,6 +8,7 @@ True
 
 from __future__ import annotations
 
+from budgetctx._documents import Document
 from budgetctx._errors import (
     BudgetCtxError,
     BudgetCtxWarning,
@@ -24,9 +25,10 @@ from budgetctx._messages import (
     MessageProvenance,
     count_message_tokens,
 )
+from budgetctx._pins import pin_regex
 from budgetctx._version import __version__
 from budgetctx.batch import ItemError, build_contexts
-from budgetctx.context import Context, DocumentStats, RouteDecision, SelectedUnit
+from budgetctx.context import Context, DocumentStats, DocumentSummary, RouteDecision, SelectedUnit
 from budgetctx.pipeline import PreparedDocument, build_context, prepare
 from budgetctx.representations import (
     Representation,
@@ -45,7 +47,9 @@ __all__ = [
     "Context",
     "ContextLengthError",
     "DatasetError",
+    "Document",
     "DocumentStats",
+    "DocumentSummary",
     "FittedMessages",
     "GenerationError",
     "InputError",
@@ -81,5 +85,6 @@ __all__ = [
     "list_tokenizers",
     "list_unitizers",
     "load_router",
+    "pin_regex",
     "prepare",
 ]
