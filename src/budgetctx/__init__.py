@@ -24,6 +24,7 @@ from budgetctx._messages import (
     FittedMessages,
     MessageProvenance,
     count_message_tokens,
+    fit_messages,
 )
 from budgetctx._pins import pin_regex
 from budgetctx._version import __version__
@@ -76,6 +77,7 @@ __all__ = [
     "build_contexts",
     "count_message_tokens",
     "default_router",
+    "fit_messages",
     "get_representation",
     "get_selector",
     "get_tokenizer",
