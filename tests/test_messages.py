@@ -19,6 +19,8 @@ from budgetctx import (
     count_message_tokens,
     fit_messages,
     get_tokenizer,
+    list_selectors,
+    list_unitizers,
     pin_regex,
 )
 
@@ -431,20 +433,37 @@ def chats(draw: st.DrawFn) -> list[dict[str, Any]]:
 # The last user message may share no word with the others: relevance then falls back to the
 # centroid with a BudgetCtxWarning, which is not what this test is about.
 @pytest.mark.filterwarnings("ignore::budgetctx.BudgetCtxWarning")
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     chats(),
     st.integers(1, 400),
     st.integers(0, 30),
     st.sampled_from(["o200k_base", "cl100k_base", "words"]),
+    st.sampled_from(list_selectors()),
+    st.sampled_from(list_unitizers()),
+    st.booleans(),
 )
 def test_budget_contract_property(
-    msgs: list[dict[str, Any]], budget: int, reserve: int, tokenizer: str
+    msgs: list[dict[str, Any]],
+    budget: int,
+    reserve: int,
+    tokenizer: str,
+    selector: str,
+    unitizer: str,
+    truncate: bool,
 ) -> None:
     if reserve >= budget:
         reserve = 0
     try:
-        fit = fit_messages(msgs, budget, reserve=reserve, tokenizer=tokenizer)
+        fit = fit_messages(
+            msgs,
+            budget,
+            reserve=reserve,
+            tokenizer=tokenizer,
+            selector=selector,
+            unitizer=unitizer,
+            truncate=truncate,
+        )
     except InputError as exc:
         assert "cannot be condensed" in str(exc)
         return
