@@ -267,6 +267,19 @@ def test_query_is_the_last_user_question() -> None:
     assert centroid.prompt_tokens <= budget
 
 
+def test_query_never_reads_what_follows_the_last_user_message() -> None:
+    msgs = [
+        *chat(),
+        {"role": "assistant", "content": "Potassium was 3.1 and was repleted orally."},
+    ]
+    budget = count_message_tokens(msgs) - 60
+    fit = fit_messages(msgs, budget)
+    assert fit.query == msgs[4]["content"]
+    assert fit.messages[5] == msgs[5]
+    assert fit_messages(msgs, budget, query=None).query is None
+    assert fit_messages(msgs, budget, query="echo").query == "echo"
+
+
 def test_global_selection_across_messages() -> None:
     msgs = chat()
     budget = count_message_tokens(msgs) - 80

@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from budgetctx._errors import InputError, InvalidParameterError, UnknownComponentError
@@ -155,7 +155,8 @@ class FittedMessages:
     """Chat messages that fit a budget, ready to send, with what was condensed.
 
     ``messages`` are new dicts (the input is never changed); ``prompt_tokens`` is their count
-    by :func:`count_message_tokens` and is never above ``budget - reserve``.
+    by :func:`count_message_tokens` and is never above ``budget - reserve``. ``compressed``
+    has one entry per condensed text; ``query`` is the relevance query the selection used.
 
     >>> fit = FittedMessages(messages=({"role": "user", "content": "Hi."},), prompt_tokens=9,
     ...                      prompt_tokens_before=9, budget=100, reserve=0, tokenizer="o200k_base")
@@ -170,7 +171,9 @@ class FittedMessages:
     reserve: int
     tokenizer: str
     compressed: tuple[MessageProvenance, ...] = ()
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = ()
+    #: the relevance query the selection used (None: the centroid of the condensed texts)
+    query: str | None = None
 
     @property
     def tokens_saved(self) -> int:
@@ -188,6 +191,7 @@ class FittedMessages:
             "tokenizer": self.tokenizer,
             "compressed": [p.to_dict() for p in self.compressed],
             "notes": list(self.notes),
+            "query": self.query,
         }
 
 
@@ -695,10 +699,14 @@ def fit_messages(
         notes.extend(ctx.notes)
         if ctx.reason:
             notes.append(ctx.reason)
+        q = ctx.query
+        if q is not None and ctx.relevance_source != "query":
+            notes.append(f"relevance: {ctx.relevance_source}")
     return FittedMessages(
         messages=tuple(out),
         prompt_tokens=total,
         compressed=provenance,
         notes=tuple(notes),
+        query=q,
         **common,
     )
