@@ -166,6 +166,7 @@ def test_tool_calls_are_counted_as_their_json() -> None:
         ([{"role": "user", "content": 42}], r"content of type int"),
         ([{"role": "user", "content": None}], r"content of type NoneType"),
         ([{"role": "user", "content": [{"type": "text"}]}], r"content part 0"),
+        ([{"role": "user", "content": "x", "metadata": {1, 2}}], r"'metadata' that is not JSON"),
     ],
 )
 def test_bad_messages(messages: Any, match: str) -> None:

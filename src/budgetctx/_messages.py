@@ -73,8 +73,9 @@ ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 _SYSTEM_ROLES = ("system", "developer")
 _AUTO_ROLES = ("user", "tool")
 _STRUCTURED = ("tool_calls", "function_call")
-#: Rounds of "recount, shrink the content budget by the overshoot, select again": the
-#: overshoot comes from BPE merges across texts and is a few tokens, so one round is usual.
+#: Rounds of "recount, shrink the content budget by the overshoot, select again": texts can
+#: cost a few tokens more counted apart than joined (BPE merges, a token some tokenizers add
+#: per call), so one round is usual.
 _MAX_ROUNDS = 8
 
 CompressSpec = str | Sequence[int] | Callable[[int, Mapping[str, Any]], bool]
@@ -361,7 +362,16 @@ def _parse_one(i: int, msg: Any, tok: Tokenizer, image_tokens: int | None) -> _M
         elif isinstance(value, str):
             fixed += tok.count(value)
         else:  # tool_calls, function_call: an estimate, OpenAI publishes no rule
-            fixed += tok.count(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+            try:
+                text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            except (TypeError, ValueError) as exc:
+                raise _input_error(
+                    i,
+                    f"has a {key!r} that is not JSON ({exc})",
+                    "pass plain JSON values (dicts, lists, str, numbers), as the API expects.",
+                    key,
+                ) from exc
+            fixed += tok.count(text)
     return _Message(i, role, fixed, tuple(texts), structured)
 
 
