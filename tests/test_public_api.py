@@ -64,6 +64,9 @@ HEAVY = (
     "pandas",
     "pyarrow",
     "ray",
+    "langchain_core",
+    "llama_index",
+    "haystack",
 )
 
 
