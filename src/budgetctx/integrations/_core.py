@@ -7,9 +7,10 @@ stuff chain, LlamaIndex's response synthesizers and a ``join("\\n\\n")`` Jinja t
 documents into a prompt, so what the framework hands to the LLM is exactly the context that
 was counted against the budget.
 
->>> condenser = Condenser("Example", 12, selector="lead")
->>> [k.text for k in condenser(["Chest pain. Troponin negative.", "Discharged home."])]
-['Chest pain.', 'Discharged home.']
+>>> condenser = Condenser("Example", 9, selector="lead")
+>>> kept = condenser(["Chest pain. Troponin negative.", "Discharged home."])
+>>> [(k.text, k.provenance["spans"]) for k in kept]
+[('Chest pain.\\nTroponin negative.', [[0, 11], [12, 30]]), ('', [])]
 """
 
 from __future__ import annotations
@@ -19,12 +20,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import regex
+
+from budgetctx._documents import Document
 from budgetctx._errors import InputError, InvalidParameterError
+from budgetctx._pins import _as_pins, pin_regex
 from budgetctx._validation import (
     Boolean,
     Constraint,
     InstanceOf,
     Interval,
+    Predicate,
     check,
     short_repr,
     validate,
@@ -119,12 +125,13 @@ class Condenser:
         self.owner = owner
         self.budget: int = values["budget"]
         self.drop_empty: bool = values["drop_empty"]
+        self.pins = _check_pins(owner, pins)
+        # The probe document cannot hold the pins' sections or ids: pins join each call.
         self._builder = ContextBuilder(
             self.budget,
             tokenizer=tokenizer,
             selector=selector,
             unitizer=unitizer,
-            pin=pins,
             reserve=values["reserve"],
             separator=separator,
             document_separator=document_separator,
@@ -138,8 +145,6 @@ class Condenser:
 
         ``None`` stands for a document without text (an image, a blob) and is refused.
         """
-        from budgetctx import Document
-
         if budget is None:
             budget = self.budget
         else:
@@ -159,7 +164,11 @@ class Condenser:
         if query is not None and not query.strip():
             query = None
         ctx = build_context(
-            [Document(text=t) for t in strings], budget, query=query, **self._builder.options
+            [Document(text=t) for t in strings],
+            budget,
+            query=query,
+            pin=self.pins,
+            **self._builder.options,
         )
         kept_units: list[list[Any]] = [[] for _ in strings]
         for unit in ctx.units:
@@ -196,23 +205,46 @@ class Condenser:
 
 
 def _is_pin(value: Any) -> bool:
-    return (isinstance(value, str | int) and not isinstance(value, bool)) or isinstance(
-        value, re.Pattern
-    )
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, str | int | re.Pattern | regex.Pattern) or callable(value)
+
+
+_PIN = Predicate(
+    _is_pin,
+    "a section name, a regex, a unit id, a callable, or a list of them",
+    fix="e.g. pins=['ALLERGIES', pin_regex('(?i)warfarin')].",
+)
+
+
+def _check_pins(owner: str, pins: Any) -> Any:
+    """``pins`` unchanged, once each of them is a pin."""
+    try:
+        items = _as_pins(pins)
+    except InvalidParameterError:  # not a pin nor a list: named in our own words below
+        items = [pins]
+    for item in items:
+        check(owner, "pins", item, _PIN)
+    return pins
+
+
+# Flags with the same meaning (and value) in re and regex: what a saved regex pin keeps.
+_FLAGS = int(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.ASCII)
 
 
 def pins_to_data(owner: str, pins: Any) -> Any:
-    """Pins as JSON-ready data: section names and unit ids as they are, a regex as
-    ``{"regex": pattern, "flags": flags}``. A callable pin cannot be written down."""
+    """Pins as JSON-ready data: section names and unit ids as they are, a regex (``re`` or
+    :func:`~budgetctx.pin_regex`) as ``{"regex": pattern, "flags": flags}``. A callable pin
+    cannot be written down."""
     if pins is None:
         return None
     many = isinstance(pins, Sequence) and not isinstance(pins, str)
     items = list(pins) if many else [pins]
     out: list[Any] = []
     for item in items:
-        if isinstance(item, re.Pattern):
-            out.append({"regex": item.pattern, "flags": int(item.flags)})
-        elif _is_pin(item):
+        if isinstance(item, re.Pattern | regex.Pattern):
+            out.append({"regex": item.pattern, "flags": int(item.flags) & _FLAGS})
+        elif isinstance(item, str | int) and not isinstance(item, bool):
             out.append(item)
         else:
             raise InvalidParameterError(
@@ -226,13 +258,14 @@ def pins_to_data(owner: str, pins: Any) -> Any:
 
 
 def pins_from_data(data: Any) -> Any:
-    """The inverse of :func:`pins_to_data`."""
+    """The inverse of :func:`pins_to_data`; a regex comes back from :func:`~budgetctx.pin_regex`
+    (the engine with a time limit)."""
     if data is None:
         return None
     many = isinstance(data, list)
     items = data if many else [data]
     out = [
-        re.compile(item["regex"], item.get("flags", 0)) if isinstance(item, Mapping) else item
+        pin_regex(item["regex"], flags=item.get("flags", 0)) if isinstance(item, Mapping) else item
         for item in items
     ]
     return out if many else out[0]
