@@ -13,7 +13,7 @@ from haystack.components.builders import PromptBuilder
 from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
 from haystack.document_stores.in_memory import InMemoryDocumentStore
 
-from budgetctx import InputError, InvalidParameterError
+from budgetctx import InputError, InvalidParameterError, get_tokenizer, pin_regex
 from budgetctx.integrations.haystack import BudgetCtxCompressor
 
 from ._corpus import JOIN, QUERY, TOKENIZER, assert_spans_slice, between, count, sections
@@ -103,5 +103,31 @@ def test_a_document_without_text_is_refused() -> None:
 
 def test_to_dict_refuses_what_cannot_be_saved() -> None:
     compressor = BudgetCtxCompressor(budget=50, pins=[lambda unit: True])
-    with pytest.raises(InvalidParameterError, match=r"pins.*cannot be serialised"):
+    with pytest.raises(InvalidParameterError, match=r"pins.*cannot be serialised.*callable"):
         compressor.to_dict()
+    compressor = BudgetCtxCompressor(budget=50, tokenizer=get_tokenizer(TOKENIZER))
+    with pytest.raises(InvalidParameterError, match=r"list_tokenizers\(\)"):
+        compressor.to_dict()
+
+
+def test_regex_pins_round_trip() -> None:
+    pins = [
+        "ALLERGIES",
+        3,
+        re.compile("inr", re.IGNORECASE),
+        pin_regex("furo semide", flags=re.VERBOSE),
+    ]
+    data = BudgetCtxCompressor(budget=300, pins=pins).to_dict()
+    assert data["init_parameters"]["pins"] == [
+        "ALLERGIES",
+        3,
+        {"regex": "inr", "flags": int(re.IGNORECASE)},
+        {"regex": "furo semide", "flags": int(re.VERBOSE)},
+    ]
+    restored = BudgetCtxCompressor.from_dict(data)
+    assert restored.to_dict() == data
+    docs = [Document(content=text) for _, text in sections()]
+    out = restored.run(query=QUERY, documents=docs)
+    assert out == BudgetCtxCompressor(budget=300, pins=pins).run(query=QUERY, documents=docs)
+    pinned = [u for d in out["documents"] for u in d.meta["budgetctx"]["pinned"]]
+    assert 3 in pinned and len(pinned) >= 4  # the id, the section, both regexes

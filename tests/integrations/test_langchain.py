@@ -136,3 +136,16 @@ def test_fields_are_frozen() -> None:
     compressor = BudgetCtxCompressor(budget=10)
     with pytest.raises(ValueError, match="frozen"):
         compressor.budget = 20
+
+
+def test_pins_are_kept_and_reserve_is_left_free() -> None:
+    docs = [Document(text, metadata={"section": name}) for name, text in sections()]
+    plain = BudgetCtxCompressor(budget=120).compress_documents(docs, QUERY)
+    assert "ALLERGIES" not in [d.metadata["section"] for d in plain]
+    compressor = BudgetCtxCompressor(budget=120, reserve=40, pins="allergies")
+    out = compressor.compress_documents(docs, QUERY)
+    assert count(JOIN.join(d.page_content for d in out)) <= 120 - 40
+    [allergies] = [d for d in out if d.metadata["section"] == "ALLERGIES"]
+    assert allergies.metadata["budgetctx"]["pinned"] == allergies.metadata["budgetctx"]["unit_ids"]
+    with pytest.raises(InvalidParameterError, match="'reserve' parameter must be smaller"):
+        BudgetCtxCompressor(budget=10, reserve=10)

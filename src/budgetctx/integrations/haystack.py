@@ -6,16 +6,17 @@ are at most ``budget`` tokens.
 
 >>> from haystack import Document
 >>> from budgetctx.integrations.haystack import BudgetCtxCompressor
->>> compressor = BudgetCtxCompressor(budget=12, selector="lead")
->>> docs = [Document(content="Chest pain. Troponin negative.", meta={"source": "note-1"})]
->>> [out] = compressor.run(query="troponin", documents=docs)["documents"]
+>>> note = "Chest pain. Troponin negative. Discharged home."
+>>> docs = [Document(content=note, meta={"source": "note-1"})]
+>>> [out] = BudgetCtxCompressor(budget=8).run(query="troponin", documents=docs)["documents"]
 >>> out.content, out.meta["source"], out.meta["budgetctx"]["spans"]
-('Chest pain. Troponin negative.', 'note-1', [[0, 11], [12, 30]])
+('Troponin negative.', 'note-1', [[12, 30]])
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError, MissingExtraError
@@ -98,11 +99,10 @@ class BudgetCtxCompressor:
                 continue
             cut = not part.whole
             out.append(
-                Document(
-                    id=doc.id,
+                replace(
+                    doc,
                     content=part.text,
                     meta={**doc.meta, PROVENANCE_KEY: part.provenance},
-                    score=doc.score,
                     embedding=None if cut else doc.embedding,
                     sparse_embedding=None if cut else doc.sparse_embedding,
                 )
@@ -123,8 +123,8 @@ class BudgetCtxCompressor:
             if not isinstance(self._init[name], str):
                 raise InvalidParameterError(
                     f"The {name!r} parameter of {owner} cannot be serialised: it is a "
-                    f"{type(self._init[name]).__name__} instance; give it by name (e.g. "
-                    f"{name}={self._condenser_default(name)!r}) to save the component.",
+                    f"{type(self._init[name]).__name__} instance; give it by name (see "
+                    f"budgetctx.list_{name}s()) to save the component.",
                     parameter=name,
                     value=type(self._init[name]).__name__,
                 )
@@ -138,7 +138,3 @@ class BudgetCtxCompressor:
         if "pins" in params:
             params["pins"] = pins_from_data(params["pins"])
         return default_from_dict(cls, {**data, "init_parameters": params})
-
-    @staticmethod
-    def _condenser_default(name: str) -> str:
-        return {"tokenizer": "o200k_base", "selector": DEFAULT_SELECTOR}.get(name, "sentence")

@@ -7,11 +7,12 @@ which the budget does not count: ``reserve`` room for it).
 
 >>> from llama_index.core.schema import NodeWithScore, TextNode
 >>> from budgetctx.integrations.llamaindex import BudgetCtxPostprocessor
->>> post = BudgetCtxPostprocessor(budget=12, selector="lead")
->>> node = TextNode(text="Chest pain. Troponin negative.", metadata={"source": "note-1"})
+>>> note = "Chest pain. Troponin negative. Discharged home."
+>>> node = TextNode(text=note, metadata={"source": "note-1"}, start_char_idx=100)
+>>> post = BudgetCtxPostprocessor(budget=8)
 >>> [out] = post.postprocess_nodes([NodeWithScore(node=node, score=0.8)], query_str="troponin")
->>> out.node.text, out.score, out.node.metadata["source"]
-('Chest pain. Troponin negative.', 0.8, 'note-1')
+>>> out.node.text, out.score, out.node.metadata["source"], out.node.start_char_idx
+('Troponin negative.', 0.8, 'note-1', 112)
 """
 
 from __future__ import annotations
