@@ -98,7 +98,7 @@ class ContextBuilder:
     Troponin negative.
     """
 
-    def __init__(self, budget: int, **options: Any) -> None:
+    def __init__(self, budget: int, *, _probe: bool = True, **options: Any) -> None:
         from budgetctx.pipeline import _resolve_selector
         from budgetctx.representations import get_representation
         from budgetctx.tokenizers import get_tokenizer
@@ -118,8 +118,10 @@ class ContextBuilder:
             opts.get("selector", "mmr"), opts.pop("selector_options", None)
         )
         self.options = opts
-        # A probe: a bad option value fails here, once, not as an error on every item.
-        self("Probe sentence one. Probe sentence two.")
+        # A probe: a bad option value fails here, once, not as an error on every item. Pool
+        # workers skip it: the parent has probed the same options before forking them.
+        if _probe:
+            self("Probe sentence one. Probe sentence two.")
 
     def __call__(self, document: Any) -> Context:
         return build_context(document, self.budget, **self.options)
@@ -129,7 +131,7 @@ _WORKER: dict[str, ContextBuilder] = {}
 
 
 def _init_worker(budget: int, options: dict[str, Any]) -> None:
-    _WORKER["builder"] = ContextBuilder(budget, **options)
+    _WORKER["builder"] = ContextBuilder(budget, _probe=False, **options)
 
 
 # (index, id, document) of an item to condense, or the error of one that could not be read
