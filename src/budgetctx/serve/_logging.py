@@ -13,6 +13,7 @@ the input (a JSON decoder's, an upstream's), and a log line must not.
 >>> handler.setFormatter(JsonFormatter())
 >>> log.addHandler(handler)
 >>> log.propagate = False
+>>> log.setLevel(logging.INFO)
 >>> log_event(log, "request", route="/healthz", status=200, ms=0.4)
 >>> json.loads(stream.getvalue())["status"]
 200
