@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 from fastapi import FastAPI, Request
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -152,8 +153,8 @@ class _Observe:
             if message["type"] == "http.response.start":
                 started = True
                 status = int(message["status"])
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+                tag = (b"x-budgetctx-request-id", request_id.encode())
+                message["headers"] = [*message.get("headers", []), tag]
                 self.state.metrics.latency.labels(route).observe(time.perf_counter() - start)
             await send(message)
 
@@ -216,6 +217,16 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
             kind=exc.kind,
         )
         return exc.response()
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        # Starlette's own 404/405 in the one error shape, with the routes as the fix.
+        message = (
+            f"{exc.detail}: {request.method} {request.url.path[:80]}. The routes are "
+            "POST /v1/context, POST /v1/contexts, POST /v1/chat/completions, "
+            "GET /v1/provenance/{id}, GET /healthz, GET /metrics and GET /."
+        )
+        return await _api_error(request, ApiError(exc.status_code, message, kind="no_route"))
 
     @app.exception_handler(BudgetCtxError)
     async def _library_error(request: Request, exc: BudgetCtxError) -> Response:
