@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from budgetctx import FittedMessages, count_message_tokens, fit_messages
 from budgetctx._errors import BudgetCtxError
 from budgetctx._version import __version__
 from budgetctx.pipeline import build_context
@@ -423,10 +424,10 @@ def _budget(header: str | None, target: ModelTarget) -> int | None:
     return value if target.budget is None else min(value, target.budget)
 
 
-def _fit(messages: Any, budget: int | None, target: ModelTarget) -> tuple[int, Any]:
+def _fit(
+    messages: Any, budget: int | None, target: ModelTarget
+) -> tuple[int, FittedMessages | None]:
     """The prompt's count, and the fitted messages when it is over the budget (else None)."""
-    from budgetctx import count_message_tokens, fit_messages
-
     before = count_message_tokens(messages, tokenizer=target.tokenizer)
     if budget is None or before <= budget - target.reserve:
         return before, None
@@ -435,6 +436,6 @@ def _fit(messages: Any, budget: int | None, target: ModelTarget) -> tuple[int, A
     )
 
 
-def _selector_of(fitted: Any) -> str:
-    names = sorted({str(getattr(p, "selector", "")) for p in fitted.compressed} - {""})
+def _selector_of(fitted: FittedMessages) -> str:
+    names = sorted({p.selector for p in fitted.compressed})
     return ",".join(names) or "none"
