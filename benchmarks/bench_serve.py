@@ -1,17 +1,18 @@
 """Load on ``budgetctx serve``: requests/s and p50/p99 latency of the proxy against calling the
 upstream directly, for ~2k- and ~16k-token chat prompts condensed to a budget.
 
-Three processes on loopback: a canned OpenAI-compatible upstream (FastAPI on uvicorn, this
-file with ``--role upstream``), ``budgetctx serve`` in front of it, and this load generator
-(asyncio + httpx, ``--clients`` concurrent clients). The upstream counts every prompt the proxy
-forwards with ``count_message_tokens`` and counts those over the model's budget; the run
-reports them with the HTTP errors (both must be 0). "Added" is the proxy's latency minus the
+Three processes on loopback: a canned OpenAI-compatible upstream (Starlette on uvicorn,
+this file with ``--role upstream``), ``budgetctx serve`` in front of it, and this load
+generator (asyncio + httpx; each ``--clients`` level in turn, by default 1 then 8 concurrent
+clients). The upstream recounts every prompt the proxy forwards with
+``count_message_tokens`` and counts those over the model's budget; the run reports them with
+the HTTP errors (both must be 0). "Added" is the proxy's latency minus the
 direct call's at the same concurrency: what condensing and forwarding cost a client.
 Informational only: nothing is asserted; run it on a quiet machine (the load average is
 printed) and compare figures from one machine only.
 
     .venv/bin/python benchmarks/bench_serve.py
-    .venv/bin/python benchmarks/bench_serve.py --clients 16 --requests 400 --json out.json
+    .venv/bin/python benchmarks/bench_serve.py --clients 1 16 --requests 400 --json out.json
 """
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ def main() -> None:
     parser.add_argument("--role", choices=("bench", "upstream"), default="bench")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--budgets", default="{}", help=argparse.SUPPRESS)
-    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--requests", type=int, default=160, help="per 2k run; 16k runs 1/4")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
@@ -274,36 +275,42 @@ def _run_all(args: argparse.Namespace, direct: str, proxy: str) -> list[dict[str
     rows = []
     for name, (tokens, budget) in SCENARIOS.items():
         prompts = make_prompts(tokens, 8)
-        total = args.requests if name == "2k" else max(args.requests // 4, args.clients)
         model = f"bench-{name}"
         # warm both paths (imports, tokenizer, connection pools) before timing
         asyncio.run(_load(proxy, model, prompts, 2, 4))
         asyncio.run(_load(direct, "direct", prompts, 2, 4))
-        for path, url, m in (("direct", direct, "direct"), ("proxy", proxy, model)):
-            row = asyncio.run(_load(url, m, prompts, args.clients, total))
-            rows.append({"prompt": name, "budget": budget, "path": path, **row})
+        for clients in args.clients:
+            total = args.requests if name == "2k" else max(args.requests // 4, clients)
+            total = max(total // 4, clients) if clients == 1 else total
+            for path, url, m in (("direct", direct, "direct"), ("proxy", proxy, model)):
+                row = asyncio.run(_load(url, m, prompts, clients, total))
+                rows.append(
+                    {"prompt": name, "budget": budget, "clients": clients, "path": path, **row}
+                )
     return rows
 
 
 def _print(rows: list[dict[str, Any]], stats: dict[str, Any], args: argparse.Namespace) -> None:
     print(
-        f"# bench_serve: {args.clients} concurrent clients, {platform.machine()}, "
+        f"# bench_serve: {platform.machine()}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}"
     )
     print(
-        f"{'prompt':>6} {'budget':>6} {'path':>6} {'req':>5} {'err':>4} {'req/s':>7} "
+        f"{'prompt':>6} {'budget':>6} {'clients':>7} {'path':>6} {'req':>5} {'err':>4} "
+        f"{'req/s':>7} "
         f"{'p50 ms':>8} {'p99 ms':>8} {'added p50':>10} {'added p99':>10}"
     )
-    direct = {r["prompt"]: r for r in rows if r["path"] == "direct"}
+    direct = {(r["prompt"], r["clients"]): r for r in rows if r["path"] == "direct"}
     for r in rows:
-        d = direct[r["prompt"]]
+        d = direct[r["prompt"], r["clients"]]
         added = (
             (f"{r['p50_ms'] - d['p50_ms']:10.1f} {r['p99_ms'] - d['p99_ms']:10.1f}")
             if r["path"] == "proxy"
             else f"{'':>10} {'':>10}"
         )
         print(
-            f"{r['prompt']:>6} {r['budget']:>6} {r['path']:>6} {r['requests']:>5} "
+            f"{r['prompt']:>6} {r['budget']:>6} {r['clients']:>7} {r['path']:>6} "
+            f"{r['requests']:>5} "
             f"{r['errors']:>4} {r['rps']:7.1f} {r['p50_ms']:8.1f} {r['p99_ms']:8.1f} {added}"
         )
     print(
