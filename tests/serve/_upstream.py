@@ -1,6 +1,6 @@
 """A real loopback upstream for the proxy tests: FastAPI on uvicorn, in a thread.
 
-It answers OpenAI's ``POST /v1/chat/completions`` and Azure's
+It answers OpenAI's ``POST /v1/chat/completions`` and ``POST /v1/responses`` and Azure's
 ``POST /openai/deployments/{name}/chat/completions``, checks that every prompt it receives is
 within ``max_prompt_tokens`` counted by the OpenAI cookbook formula with the o200k_base
 tokenizer (written out here, independently of the library's ``count_message_tokens``), and
@@ -27,7 +27,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from budgetctx import get_tokenizer
 
-__all__ = ["REPLY_WORDS", "Received", "Upstream", "cookbook_count", "free_port"]
+__all__ = ["REPLY_WORDS", "Received", "Upstream", "cookbook_count", "free_port", "responses_count"]
 
 REPLY_WORDS = ("The", " patient", " is", " stable", ".")
 
@@ -48,6 +48,22 @@ def cookbook_count(messages: list[dict[str, Any]]) -> int:
             total += tok.count(value)
             if key == "name":
                 total += 1
+    return total
+
+
+def responses_count(body: dict[str, Any]) -> int:
+    """The cookbook formula over a Responses body: instructions, then each input message
+    (string content, or the sum of its text parts)."""
+    tok = get_tokenizer("o200k_base")
+    items = body["input"]
+    messages = [{"role": "user", "content": items}] if isinstance(items, str) else items
+    if body.get("instructions"):
+        messages = [{"role": "system", "content": body["instructions"]}, *messages]
+    total = 3
+    for m in messages:
+        content = m["content"]
+        texts = [content] if isinstance(content, str) else [p["text"] for p in content]
+        total += 3 + tok.count(m["role"]) + sum(tok.count(t) for t in texts)
     return total
 
 
@@ -102,7 +118,8 @@ class Upstream:
 
         async def handle(request: Request) -> Response:
             body = await request.json()
-            count = cookbook_count(body["messages"])
+            responses = request.url.path.endswith("/responses")
+            count = responses_count(body) if responses else cookbook_count(body["messages"])
             self.received.append(
                 Received(request.url.path, request.url.query, dict(request.headers), body, count)
             )
@@ -125,9 +142,10 @@ class Upstream:
                 return Response(b'{"id": "x", "choices": [', media_type="application/json")
             if body.get("stream"):
                 return StreamingResponse(self._events(body, fault), media_type="text/event-stream")
-            return JSONResponse(_completion(body, count))
+            return JSONResponse((_response if responses else _completion)(body, count))
 
         app.post("/v1/chat/completions")(handle)
+        app.post("/v1/responses")(handle)
         app.post("/openai/deployments/{name}/chat/completions")(handle)
         return app
 
@@ -166,6 +184,32 @@ def _completion(body: dict[str, Any], prompt_tokens: int) -> dict[str, Any]:
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": len(REPLY_WORDS),
+            "total_tokens": prompt_tokens + len(REPLY_WORDS),
+        },
+    }
+
+
+def _response(body: dict[str, Any], prompt_tokens: int) -> dict[str, Any]:
+    return {
+        "id": "resp_test",
+        "object": "response",
+        "created_at": 0,
+        "status": "completed",
+        "model": body["model"],
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_test",
+                "status": "completed",
+                "role": "assistant",
+                "content": [
+                    {"type": "output_text", "text": "".join(REPLY_WORDS), "annotations": []}
+                ],
+            }
+        ],
+        "usage": {
+            "input_tokens": prompt_tokens,
+            "output_tokens": len(REPLY_WORDS),
             "total_tokens": prompt_tokens + len(REPLY_WORDS),
         },
     }

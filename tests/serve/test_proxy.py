@@ -242,3 +242,24 @@ def test_no_request_text_reaches_any_log(
     assert sum(1 for r in lines if r.get("event") == "request") >= 10
     assert marker not in logs
     assert all(marker not in r.getMessage() for r in caplog.records)
+
+
+def test_a_single_long_user_message_is_condensed_too(proxy: Proxy, fresh: Any) -> None:
+    # Nothing but the last user message can shrink: it is condensed rather than refused.
+    messages = [{"role": "user", "content": _messages(30)[1]["content"] + " What is the plan?"}]
+    assert cookbook_count(messages) > BUDGET
+    _client(proxy).chat.completions.create(model="gpt-4o", messages=messages)
+    (got,) = fresh.received
+    assert got.prompt_tokens <= BUDGET
+    assert got.body["messages"][0]["role"] == "user"
+
+
+def test_a_system_message_over_the_budget_is_a_422(proxy: Proxy, fresh: Any) -> None:
+    messages = [
+        {"role": "system", "content": _messages(30)[1]["content"]},
+        {"role": "user", "content": "Hi"},
+    ]
+    with pytest.raises(openai.UnprocessableEntityError) as info:
+        _client(proxy).chat.completions.create(model="gpt-4o", messages=messages)
+    assert info.value.response.json()["parameter"] == "budget"
+    assert fresh.received == []

@@ -1,7 +1,8 @@
 """``create_app``: the HTTP API and the OpenAI-compatible proxy, on FastAPI.
 
 Routes: ``POST /v1/context`` (one document or a list), ``POST /v1/contexts`` (a batch),
-``POST /v1/chat/completions`` (count, condense over budget, forward), ``GET
+``POST /v1/chat/completions`` and ``POST /v1/responses`` (count, condense over budget,
+forward), ``GET
 /v1/provenance/{id}``, ``GET /healthz``, ``GET /metrics`` and ``GET /`` (the viewer page).
 Selection runs in a worker thread under the configured timeout, so the event loop keeps
 serving other requests while one document is being condensed.
@@ -9,7 +10,7 @@ serving other requests while one document is being condensed.
 >>> from budgetctx.serve import ServeConfig, create_app
 >>> app = create_app(ServeConfig(provenance_size=0))
 >>> sorted(r.path for r in app.routes if r.path.startswith("/v1/"))
-['/v1/chat/completions', '/v1/context', '/v1/contexts', '/v1/provenance/{id}']
+['/v1/chat/completions', '/v1/context', '/v1/contexts', '/v1/provenance/{id}', '/v1/responses']
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from budgetctx import FittedMessages, count_message_tokens, fit_messages
-from budgetctx._errors import BudgetCtxError
+from budgetctx._errors import BudgetCtxError, InputError
 from budgetctx._version import __version__
 from budgetctx.pipeline import build_context
 from budgetctx.serve._config import ServeConfig
@@ -41,6 +42,7 @@ from budgetctx.serve._problems import ApiError, bad_parameter, from_library
 from budgetctx.serve._provenance import ProvenanceStore
 from budgetctx.serve._proxy import Upstream
 from budgetctx.serve._requests import ContextRequest, parse_context_request
+from budgetctx.serve._responses import apply_fitted, to_messages
 
 __all__ = ["create_app"]
 
@@ -53,6 +55,7 @@ _ROUTES = (
     "/v1/context",
     "/v1/contexts",
     "/v1/chat/completions",
+    "/v1/responses",
 )
 _BUDGET_HEADER = "x-budgetctx-budget"
 
@@ -224,7 +227,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         # Starlette's own 404/405 in the one error shape, with the routes as the fix.
         message = (
             f"{exc.detail}: {request.method} {request.url.path[:80]}. The routes are "
-            "POST /v1/context, POST /v1/contexts, POST /v1/chat/completions, "
+            "POST /v1/context, POST /v1/contexts, POST /v1/chat/completions, POST /v1/responses, "
             "GET /v1/provenance/{id}, GET /healthz, GET /metrics and GET /."
         )
         return await _api_error(request, ApiError(exc.status_code, message, kind="no_route"))
@@ -335,63 +338,79 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Response:
-        upstream = state.upstream
-        if upstream is None:
-            raise ApiError(
-                503,
-                "This server has no upstream to forward chat completions to; set [upstream] "
-                "base_url in its configuration.",
-                kind="no_upstream",
-            )
-        body = await state.body(request)
-        if not isinstance(body, dict):
-            raise ApiError(
-                400,
-                "The request body must be a JSON object with 'model' and 'messages'; send an "
-                "OpenAI chat completion request.",
-                kind="not_object",
-            )
-        target = state.resolver.model(body.get("model"))
-        budget = _budget(request.headers.get(_BUDGET_HEADER), target)
-        messages = body.get("messages")
-        before, fitted = await state.run(lambda: _fit(messages, budget, target))
-        headers = {"x-budgetctx-tokens-before": str(before)}
-        payload = body
-        if fitted is None:
-            after, selector = before, "none"
-        else:
-            payload = {**body, "messages": list(fitted.messages)}
-            after, selector = fitted.prompt_tokens, _selector_of(fitted)
-            pid = state.store.put({"endpoint": "chat.completions", **fitted.to_dict()})
-            if pid is not None:
-                headers["x-budgetctx-provenance-id"] = pid
-        headers["x-budgetctx-tokens-after"] = str(after)
-        headers["x-budgetctx-selector"] = selector
-        state.metrics.tokens(endpoint="chat.completions", before=before, after=after)
-        log_event(
-            LOGGER,
-            "forward",
-            model=target.name if target.configured else "(unconfigured)",
-            tokens_before=before,
-            tokens_after=after,
-            condensed=fitted is not None,
-            stream=bool(body.get("stream")),
-        )
+        return await _forward(state, request, "chat/completions")
 
-        def upstream_error(kind: str) -> None:
-            state.metrics.upstream_errors.labels(kind).inc()
-            log_event(LOGGER, "upstream_error", level=30, kind=kind)
-
-        return await upstream.forward(
-            payload,
-            model=target.name,
-            deployment=target.deployment,
-            client_headers=request.headers,
-            extra_headers=headers,
-            on_error=upstream_error,
-        )
+    @app.post("/v1/responses")
+    async def responses(request: Request) -> Response:
+        return await _forward(state, request, "responses")
 
     return app
+
+
+async def _forward(state: _State, request: Request, api: str) -> Response:
+    """Count the prompt, condense it when over the budget, forward it, relay the answer."""
+    upstream = state.upstream
+    if upstream is None:
+        raise ApiError(
+            503,
+            f"This server has no upstream to forward /v1/{api} to; set [upstream] base_url in "
+            "its configuration.",
+            kind="no_upstream",
+        )
+    body = await state.body(request)
+    if not isinstance(body, dict):
+        raise ApiError(
+            400,
+            f"The request body must be a JSON object with 'model'; send an OpenAI /v1/{api} "
+            "request.",
+            kind="not_object",
+        )
+    target = state.resolver.model(body.get("model"))
+    budget = _budget(request.headers.get(_BUDGET_HEADER), target)
+    endpoint = api.replace("/", ".")
+    view = to_messages(body) if api == "responses" else None
+    messages = body.get("messages") if view is None else view.messages
+    before, fitted = await state.run(lambda: _fit(messages, budget, target))
+    headers = {"x-budgetctx-tokens-before": str(before)}
+    payload = body
+    if fitted is None:
+        after, selector = before, "none"
+    else:
+        if view is None:
+            payload = {**body, "messages": list(fitted.messages)}
+        else:
+            payload = apply_fitted(body, view, fitted)
+        after, selector = fitted.prompt_tokens, _selector_of(fitted)
+        pid = state.store.put({"endpoint": endpoint, **fitted.to_dict()})
+        if pid is not None:
+            headers["x-budgetctx-provenance-id"] = pid
+    headers["x-budgetctx-tokens-after"] = str(after)
+    headers["x-budgetctx-selector"] = selector
+    state.metrics.tokens(endpoint=endpoint, before=before, after=after)
+    log_event(
+        LOGGER,
+        "forward",
+        api=endpoint,
+        model=target.name if target.configured else "(unconfigured)",
+        tokens_before=before,
+        tokens_after=after,
+        condensed=fitted is not None,
+        stream=bool(body.get("stream")),
+    )
+
+    def upstream_error(kind: str) -> None:
+        state.metrics.upstream_errors.labels(kind).inc()
+        log_event(LOGGER, "upstream_error", level=30, kind=kind)
+
+    return await upstream.forward(
+        payload,
+        api=api,
+        model=target.name,
+        deployment=target.deployment,
+        client_headers=request.headers,
+        extra_headers=headers,
+        on_error=upstream_error,
+    )
 
 
 def _library_options(state: _State, parsed: ContextRequest) -> dict[str, Any]:
@@ -427,13 +446,22 @@ def _budget(header: str | None, target: ModelTarget) -> int | None:
 def _fit(
     messages: Any, budget: int | None, target: ModelTarget
 ) -> tuple[int, FittedMessages | None]:
-    """The prompt's count, and the fitted messages when it is over the budget (else None)."""
+    """The prompt's count, and the fitted messages when it is over the budget (else None).
+
+    The system and last user messages stay verbatim unless nothing else can make the prompt
+    fit (a single long user message, the usual shape of "summarise this note"): then the last
+    user message is condensed too, with itself as the query.
+    """
     before = count_message_tokens(messages, tokenizer=target.tokenizer)
     if budget is None or before <= budget - target.reserve:
         return before, None
-    return before, fit_messages(
-        messages, budget, tokenizer=target.tokenizer, reserve=target.reserve
-    )
+    options: dict[str, Any] = {"tokenizer": target.tokenizer, "reserve": target.reserve}
+    try:
+        return before, fit_messages(messages, budget, **options)
+    except InputError as exc:
+        if exc.parameter != "budget":  # the fixed part does not fit: condense the last user
+            raise
+    return before, fit_messages(messages, budget, keep_last_user=False, **options)
 
 
 def _selector_of(fitted: FittedMessages) -> str:

@@ -14,6 +14,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 from starlette.responses import Response, StreamingResponse
@@ -47,15 +48,16 @@ class Upstream:
     async def aclose(self) -> None:
         await self._client.aclose()
 
-    def url(self, *, model: str, deployment: str | None) -> str:
+    def url(self, api: str, *, model: str, deployment: str | None) -> str:
+        """``api`` is ``chat/completions`` or ``responses``."""
         cfg = self.config
         if cfg.azure_api_version is None:
-            return f"{cfg.base_url}/chat/completions"
-        name = deployment or model
-        return (
-            f"{cfg.base_url}/openai/deployments/{httpx.URL(name).raw_path.decode()}"
-            f"/chat/completions?api-version={cfg.azure_api_version}"
-        )
+            return f"{cfg.base_url}/{api}"
+        version = f"api-version={quote(cfg.azure_api_version, safe='')}"
+        if api == "responses":  # Azure names the deployment in the body's model
+            return f"{cfg.base_url}/openai/responses?{version}"
+        name = quote(deployment or model, safe="")
+        return f"{cfg.base_url}/openai/deployments/{name}/{api}?{version}"
 
     def headers(self, client_headers: Mapping[str, str]) -> dict[str, str]:
         cfg = self.config
@@ -77,6 +79,7 @@ class Upstream:
         self,
         payload: dict[str, Any],
         *,
+        api: str,
         model: str,
         deployment: str | None,
         client_headers: Mapping[str, str],
@@ -84,9 +87,11 @@ class Upstream:
         on_error: Callable[[str], None],
     ) -> Response:
         """Send ``payload``; answer with the upstream's response or a clear 502/504."""
+        if api == "responses" and self.config.azure_api_version is not None and deployment:
+            payload = {**payload, "model": deployment}
         request = self._client.build_request(
             "POST",
-            self.url(model=model, deployment=deployment),
+            self.url(api, model=model, deployment=deployment),
             content=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
             headers=self.headers(client_headers),
         )
