@@ -2,8 +2,8 @@
 
 Routes: ``POST /v1/context`` (one document or a list), ``POST /v1/contexts`` (a batch),
 ``POST /v1/chat/completions`` and ``POST /v1/responses`` (count, condense over budget,
-forward), ``GET
-/v1/provenance/{id}``, ``GET /healthz``, ``GET /metrics`` and ``GET /`` (the viewer page).
+forward), ``GET /v1/provenance/{id}``, ``GET /healthz``, ``GET /metrics`` and ``GET /`` (the
+viewer page).
 Selection runs in a worker thread under the configured timeout, so the event loop keeps
 serving other requests while one document is being condensed.
 
@@ -30,10 +30,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from budgetctx import FittedMessages, count_message_tokens, fit_messages
-from budgetctx._errors import BudgetCtxError, InputError
-from budgetctx._version import __version__
-from budgetctx.pipeline import build_context
+from budgetctx import (
+    BudgetCtxError,
+    FittedMessages,
+    InputError,
+    __version__,
+    build_context,
+    count_message_tokens,
+    fit_messages,
+)
 from budgetctx.serve._config import ServeConfig
 from budgetctx.serve._logging import LOGGER, log_event
 from budgetctx.serve._metrics import CONTENT_TYPE, Metrics
