@@ -30,7 +30,7 @@ from budgetctx._format import (
     one_line,
     provenance_rows,
 )
-from budgetctx._io import decode_document, read_document
+from budgetctx._io import decode_document, read_document, read_documents
 from budgetctx._messages import fit_messages
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
 from budgetctx.selectors import split_selector_specs
@@ -102,8 +102,11 @@ app = typer.Typer(
 
 @app.command()
 def select(
-    file: Annotated[str, typer.Argument(help="Text file to condense, or '-' for stdin.")],
     budget: Annotated[int, typer.Option("--budget", "-b", help="Token budget (> 0).")],
+    files: Annotated[
+        list[str] | None,
+        typer.Argument(help="Text files to condense under one budget, or '-' for stdin."),
+    ] = None,
     selector: Annotated[
         str, typer.Option(help="Selector name, or auto (the bundled router).")
     ] = DEFAULT_SELECTOR,
@@ -123,36 +126,68 @@ def select(
     truncate: Annotated[
         bool, typer.Option(help="Cut one more unit at a token boundary to fill the budget.")
     ] = False,
+    pin: Annotated[
+        list[str] | None,
+        typer.Option(help="Always keep this section (case-insensitive); repeatable."),
+    ] = None,
+    pin_regex: Annotated[
+        list[str] | None,
+        typer.Option("--pin-regex", help="Always keep units matching this regex; repeatable."),
+    ] = None,
+    reserve: Annotated[
+        int, typer.Option(help="Tokens of the budget to keep free (instruction, answer).")
+    ] = 0,
+    jsonl: Annotated[
+        Path | None,
+        typer.Option(help="Read the documents from a JSONL file, one object per line."),
+    ] = None,
+    text_field: Annotated[str, typer.Option(help="JSONL field holding the text.")] = "text",
+    id_field: Annotated[str, typer.Option(help="JSONL field holding the document id.")] = "id",
+    document_header: Annotated[
+        str,
+        typer.Option(help="Header before each document ({id}, {index}, {number}); '' for none."),
+    ] = "[{id}]",
+    document_separator: Annotated[
+        str, typer.Option(help="Extra text between two documents (escapes understood).")
+    ] = "\\n",
     errors: Annotated[
         str, typer.Option(help="Undecodable bytes: 'strict' (error) or 'replace'.")
     ] = "strict",
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
 ) -> None:
-    """Print a context of at most BUDGET tokens built from FILE (provenance with --json)."""
-    sep = decode_escapes(separator)
+    """Print a context of at most BUDGET tokens built from FILES (provenance with --json).
+
+    One file is condensed on its own; several files (or --jsonl) share the budget, each
+    rendered under its header, with provenance per document.
+    """
+    from budgetctx import pin_regex as compile_pin
+
     if errors not in ("strict", "replace"):
         decode_document(b"", errors=errors)  # type: ignore[arg-type]  # raises the error
     mode: Any = errors
-    text = (
-        decode_document(sys.stdin.buffer.read(), errors=mode)
-        if file == "-"
-        else (read_document(Path(file), errors=mode))
+    documents = read_documents(
+        list(files or []), jsonl=jsonl, text_field=text_field, id_field=id_field, errors=mode
     )
     chosen: Any = selector
     if router is not None:
         from budgetctx.router import load_router
 
         chosen = load_router(router)
+    pins: list[Any] = [*(pin or []), *(compile_pin(p) for p in pin_regex or [])]
     ctx = build_context(
-        text,
+        documents,
         budget,
         tokenizer=tokenizer,
         unitizer=unitizer,
         representation=representation,
         selector=chosen,
         query=query,
-        separator=sep,
+        separator=decode_escapes(separator),
         truncate=truncate,
+        pin=pins or None,
+        reserve=reserve,
+        document_header=decode_escapes(document_header) or None,
+        document_separator=decode_escapes(document_separator),
     )
     if as_json:
         typer.echo(json.dumps(ctx.to_dict(), ensure_ascii=False, indent=2))
