@@ -214,3 +214,10 @@ def test_a_crash_is_a_500_and_its_message_is_not_logged(
     assert all(marker not in r.getMessage() and r.exc_info is None for r in caplog.records)
     # and the app still answers
     assert _call(ServeConfig(), "GET", "/healthz").status_code == 200
+
+
+def test_a_missing_api_key_variable_stops_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TEST_MISSING_KEY", raising=False)
+    upstream = UpstreamConfig(base_url="http://127.0.0.1:9/v1", api_key_env="TEST_MISSING_KEY")
+    with pytest.raises(InvalidParameterError, match=r"'TEST_MISSING_KEY'.*export it"):
+        create_app(ServeConfig(upstream=upstream))

@@ -19,6 +19,7 @@ from urllib.parse import quote
 import httpx
 from starlette.responses import Response, StreamingResponse
 
+from budgetctx._errors import InvalidParameterError
 from budgetctx.serve._config import UpstreamConfig
 from budgetctx.serve._problems import ApiError
 
@@ -38,6 +39,19 @@ class Upstream:
 
     def __init__(self, config: UpstreamConfig) -> None:
         self.config = config
+        # Read once at start: a key that is missing must stop the server, not silently fall
+        # back to passing the clients' own keys through.
+        self._key: str | None = None
+        if config.api_key_env is not None:
+            self._key = os.environ.get(config.api_key_env) or None
+            if self._key is None:
+                raise InvalidParameterError(
+                    f"The environment variable {config.api_key_env!r} named by "
+                    "upstream.api_key_env is not set or is empty; export it before starting "
+                    "the server, or remove api_key_env to pass the clients' own keys through.",
+                    parameter="api_key_env",
+                    value=config.api_key_env,
+                )
         timeout = httpx.Timeout(config.timeout_s, connect=config.connect_timeout_s)
         limits = httpx.Limits(
             max_connections=config.max_connections,
@@ -63,7 +77,7 @@ class Upstream:
         cfg = self.config
         # identity: the stream is relayed byte for byte, so it must not be compressed
         out = {"content-type": "application/json", "accept-encoding": "identity"}
-        key = os.environ.get(cfg.api_key_env) if cfg.api_key_env else None
+        key = self._key
         if key:
             if cfg.azure_api_version is not None:
                 out["api-key"] = key
