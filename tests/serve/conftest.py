@@ -66,6 +66,7 @@ budget = {BUDGET}
 [models."small"]
 tokenizer = "o200k_base"
 budget = {SMALL_BUDGET}
+selector = "lead"
 
 [limits]
 max_body_bytes = 200000

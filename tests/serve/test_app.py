@@ -158,6 +158,7 @@ def test_config_files_toml_and_json(tmp_path: Path) -> None:
         ({"upstream": {"base_url": "http://x", "api_key_env": "sk-123"}}, "not the key"),
         ({"limits": {"max_documents": 0}}, "'max_documents' parameter of Limits"),
         ({"models": {"m": {"budget": -5}}}, "'budget' parameter of ModelConfig"),
+        ({"models": {"m": {"selector": "best"}}}, "'selector' parameter of ModelConfig"),
         ({"modles": {}}, "Unknown key 'modles'"),
         ({"limits": {"max_body": 1}}, "Unknown key 'max_body' in [limits]"),
     ],

@@ -87,9 +87,12 @@ def test_the_budget_header_tightens_the_model_budget(proxy: Proxy, fresh: Any) -
     assert fresh.received[0].prompt_tokens <= SMALL_BUDGET
 
 
-def test_a_configured_model_uses_its_own_budget(proxy: Proxy, fresh: Any) -> None:
-    _client(proxy).chat.completions.create(model="small", messages=_messages(4))
+def test_a_configured_model_uses_its_own_budget_and_selector(proxy: Proxy, fresh: Any) -> None:
+    raw = _client(proxy).chat.completions.with_raw_response.create(
+        model="small", messages=_messages(4)
+    )
     assert fresh.received[0].prompt_tokens <= SMALL_BUDGET
+    assert raw.headers["x-budgetctx-selector"] == "lead"
 
 
 def test_streaming_is_relayed_chunk_by_chunk(proxy: Proxy, fresh: Any) -> None:

@@ -460,7 +460,11 @@ def _fit(
     before = count_message_tokens(messages, tokenizer=target.tokenizer)
     if budget is None or before <= budget - target.reserve:
         return before, None
-    options: dict[str, Any] = {"tokenizer": target.tokenizer, "reserve": target.reserve}
+    options: dict[str, Any] = {
+        "tokenizer": target.tokenizer,
+        "reserve": target.reserve,
+        "selector": target.selector,
+    }
     try:
         return before, fit_messages(messages, budget, **options)
     except InputError as exc:

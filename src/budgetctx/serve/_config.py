@@ -31,6 +31,7 @@ from budgetctx._validation import (
     short_repr,
     validate_fields,
 )
+from budgetctx.selectors import list_selectors, parse_selector_spec
 
 __all__ = ["Limits", "ModelConfig", "ServeConfig", "UpstreamConfig", "load_config"]
 
@@ -43,7 +44,10 @@ def _is_env_name(value: Any) -> bool:
     return isinstance(value, str) and value.replace("_", "A").isalnum() and not value[0].isdigit()
 
 
-_POSITIVE = Interval(float, 0, None, closed="neither")
+def _is_selector(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    return value == "auto" or parse_selector_spec(value)[0] in list_selectors()
 
 
 @dataclass(frozen=True)
@@ -94,19 +98,26 @@ class ModelConfig:
     model name itself, which works for the OpenAI models the library knows (``gpt-4o``).
     ``budget``: prompt tokens above which messages are condensed (``None``: only the
     ``x-budgetctx-budget`` header triggers it). ``reserve``: tokens kept free under the budget.
-    ``deployment``: the Azure deployment name (default: the model name).
+    ``deployment``: the Azure deployment name (default: the model name). ``selector``: what
+    condenses the messages, a selector spec (``"mmr"``, ``"mmr:lambda_=0.3"``) or ``"auto"``.
     """
 
     tokenizer: str | None = None
     budget: int | None = None
     reserve: int = 0
     deployment: str | None = None
+    selector: str = "mmr"
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "tokenizer": NoneOr(InstanceOf(str, "a str"), fix="e.g. 'o200k_base'."),
         "budget": NoneOr(Interval(int, 1, None), fix="e.g. 8000."),
         "reserve": Interval(int, 0, None, fix="e.g. 0."),
         "deployment": NoneOr(InstanceOf(str, "a str")),
+        "selector": Predicate(
+            _is_selector,
+            "a selector spec or 'auto'",
+            fix="e.g. 'mmr', 'mmr:lambda_=0.3' or 'auto'; see budgetctx components.",
+        ),
     }
 
     def __post_init__(self) -> None:

@@ -36,6 +36,7 @@ class ModelTarget:
     reserve: int
     deployment: str | None
     configured: bool
+    selector: str = "mmr"
 
 
 class Resolver:
@@ -88,6 +89,7 @@ class Resolver:
                 mc.reserve,
                 mc.deployment,
                 True,
+                mc.selector,
             )
         try:
             tok = self.tokenizer(model, parameter="model")
