@@ -229,6 +229,9 @@ def test_no_request_text_reaches_any_log(
         assert response.status_code in (400, 422)
     post = httpx.post
     assert post(f"{proxy.base_url}/context", json={"text": marker, "budget": 5}).status_code == 200
+    # a library warning quoting the request ("the pin section ... matched no unit")
+    warned = {"text": "Chest pain. Troponin negative.", "budget": 5, "pin_sections": [marker]}
+    assert post(f"{proxy.base_url}/context", json=warned, timeout=10).status_code == 200
     for body in (
         {"text": f"{marker}. More text.", "budget": 5, "selector": marker},
         {"text": marker, "budget": marker},
@@ -243,6 +246,7 @@ def test_no_request_text_reaches_any_log(
     lines = [json.loads(line) for line in logs.splitlines() if line.strip()]
     # the log is there and describes the requests (so an empty log cannot pass this test)
     assert sum(1 for r in lines if r.get("event") == "request") >= 10
+    assert any(r.get("category") == "BudgetCtxWarning" for r in lines)
     assert marker not in logs
     assert all(marker not in r.getMessage() for r in caplog.records)
 

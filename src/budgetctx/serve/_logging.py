@@ -25,7 +25,8 @@ import json
 import logging
 import sys
 import time
-from typing import Any
+import warnings
+from typing import Any, TextIO
 
 __all__ = ["LOGGER", "JsonFormatter", "configure_logging", "log_event"]
 
@@ -77,8 +78,25 @@ def log_event(
         logger.log(level, event, extra={"budgetctx_fields": record})
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    # A library warning may quote the request ("the pin section 'X' matched no unit"): the
+    # log keeps its class only.
+    log_event(LOGGER, "warning", level=logging.WARNING, category=category.__name__)
+
+
 def configure_logging(*, level: int = logging.INFO) -> None:
-    """Send the server's and uvicorn's records to stderr as JSON lines (the CLI calls this)."""
+    """Send the server's and uvicorn's records to stderr as JSON lines (the CLI calls this).
+
+    Python warnings are logged too, as their class only, instead of printed with their text.
+    """
+    warnings.showwarning = _show_warning
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     for name in ("budgetctx", "uvicorn", "uvicorn.error"):
