@@ -106,3 +106,8 @@ def configure_logging(*, level: int = logging.INFO) -> None:
         log.propagate = name == "uvicorn.error"
     for name in _QUIET:
         logging.getLogger(name).setLevel(logging.WARNING)
+    # Every other library's warnings (asyncio, anyio) through the same formatter, instead of
+    # logging's last-resort handler, which would print their tracebacks.
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
