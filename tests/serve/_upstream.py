@@ -7,7 +7,9 @@ tokenizer (written out here, independently of the library's ``count_message_toke
 answers 400 when it is not. ``faults`` scripts the next answers: ``"429"``, ``"500"``,
 ``"slow"`` (sleeps past the proxy's timeout), ``"malformed"`` (200 with a body that is not
 JSON), ``"drop_early"`` / ``"drop_late"`` (a stream that breaks before / after its first
-event), ``"gated"`` (a stream that sends one event and waits for ``gate`` before the rest).
+event), ``"gated"`` (a stream that sends one event and waits for ``gate`` before the rest;
+``gate_opened`` records whether the gate was opened in time, i.e. whether the client saw the
+first event while the upstream was still holding the rest).
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ class Upstream:
     received: list[Received] = field(default_factory=list)
     faults: deque[str] = field(default_factory=deque)
     gate: threading.Event = field(default_factory=threading.Event)
+    gate_opened: bool | None = None
     port: int = field(default_factory=free_port)
 
     @property
@@ -162,7 +165,7 @@ class Upstream:
             }
             yield f"data: {json.dumps(chunk)}\n\n".encode()
             if i == 0 and fault == "gated":
-                await asyncio.to_thread(self.gate.wait, 10)
+                self.gate_opened = await asyncio.to_thread(self.gate.wait, 5)
             if i == 1 and fault == "drop_late":
                 raise RuntimeError("dropped mid-stream")
         yield b"data: [DONE]\n\n"

@@ -48,6 +48,7 @@ def fresh(upstream: Upstream) -> Upstream:
     upstream.received.clear()
     upstream.faults.clear()
     upstream.gate.clear()
+    upstream.gate_opened = None
     return upstream
 
 
