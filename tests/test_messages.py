@@ -166,6 +166,7 @@ def test_tool_calls_are_counted_as_their_json() -> None:
         ([{"role": "user", "content": 42}], r"content of type int"),
         ([{"role": "user", "content": None}], r"content of type NoneType"),
         ([{"role": "user", "content": [{"type": "text"}]}], r"content part 0"),
+        ([{"role": "user", "content": "x", "metadata": {1, 2}}], r"'metadata' that is not JSON"),
     ],
 )
 def test_bad_messages(messages: Any, match: str) -> None:
@@ -265,6 +266,19 @@ def test_query_is_the_last_user_question() -> None:
     assert "Potassium was 3.1" in kept  # the sentence the question is about
     centroid = fit_messages(msgs, budget, compress=[1], query=None)
     assert centroid.prompt_tokens <= budget
+
+
+def test_query_never_reads_what_follows_the_last_user_message() -> None:
+    msgs = [
+        *chat(),
+        {"role": "assistant", "content": "Potassium was 3.1 and was repleted orally."},
+    ]
+    budget = count_message_tokens(msgs) - 60
+    fit = fit_messages(msgs, budget)
+    assert fit.query == msgs[4]["content"]
+    assert fit.messages[5] == msgs[5]
+    assert fit_messages(msgs, budget, query=None).query is None
+    assert fit_messages(msgs, budget, query="echo").query == "echo"
 
 
 def test_global_selection_across_messages() -> None:

@@ -71,6 +71,9 @@ HEAVY = (
     "pandas",
     "pyarrow",
     "ray",
+    "langchain_core",
+    "llama_index",
+    "haystack",
 )
 
 

@@ -7,6 +7,7 @@
     ├── UnknownComponentError   (also a KeyError)     a registry name that does not exist
     ├── InputError              (also a ValueError)   the document itself is unusable
     ├── TokenizerError                                a tokenizer could not be loaded
+    ├── MissingExtraError       (also an ImportError) an optional extra is not installed
     ├── DatasetError                                  a dataset is missing or malformed
     └── GenerationError                               an LLM request failed after its retries
         └── ContextLengthError                        the prompt does not fit the model's window
@@ -28,6 +29,7 @@ __all__ = [
     "GenerationError",
     "InputError",
     "InvalidParameterError",
+    "MissingExtraError",
     "TokenizerError",
     "UnknownComponentError",
 ]
@@ -82,6 +84,24 @@ class InputError(BudgetCtxError, ValueError):
 
 class TokenizerError(BudgetCtxError):
     """A tokenizer could not be built (missing file, missing optional dependency)."""
+
+
+class MissingExtraError(BudgetCtxError, ImportError):
+    """A module of budgetctx needs a library of an optional extra that is not installed.
+
+    >>> err = MissingExtraError("budgetctx.integrations.haystack", "haystack-ai", "haystack")
+    >>> str(err).endswith("pip install 'budgetctx[haystack]'."), isinstance(err, ImportError)
+    (True, True)
+    """
+
+    def __init__(self, module: str, package: str, extra: str) -> None:
+        super().__init__(
+            f"{module} needs {package}, which is not installed; install it with "
+            f"pip install 'budgetctx[{extra}]'.",
+            name=package,
+        )
+        self.package = package
+        self.extra = extra
 
 
 class DatasetError(BudgetCtxError):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from budgetctx._errors import InputError, InvalidParameterError, UnknownComponentError
@@ -73,8 +73,9 @@ ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 _SYSTEM_ROLES = ("system", "developer")
 _AUTO_ROLES = ("user", "tool")
 _STRUCTURED = ("tool_calls", "function_call")
-#: Rounds of "recount, shrink the content budget by the overshoot, select again": the
-#: overshoot comes from BPE merges across texts and is a few tokens, so one round is usual.
+#: Rounds of "recount, shrink the content budget by the overshoot, select again": texts can
+#: cost a few tokens more counted apart than joined (BPE merges, a token some tokenizers add
+#: per call), so one round is usual.
 _MAX_ROUNDS = 8
 
 CompressSpec = str | Sequence[int] | Callable[[int, Mapping[str, Any]], bool]
@@ -155,7 +156,8 @@ class FittedMessages:
     """Chat messages that fit a budget, ready to send, with what was condensed.
 
     ``messages`` are new dicts (the input is never changed); ``prompt_tokens`` is their count
-    by :func:`count_message_tokens` and is never above ``budget - reserve``.
+    by :func:`count_message_tokens` and is never above ``budget - reserve``. ``compressed``
+    has one entry per condensed text; ``query`` is the relevance query the selection used.
 
     >>> fit = FittedMessages(messages=({"role": "user", "content": "Hi."},), prompt_tokens=9,
     ...                      prompt_tokens_before=9, budget=100, reserve=0, tokenizer="o200k_base")
@@ -170,7 +172,9 @@ class FittedMessages:
     reserve: int
     tokenizer: str
     compressed: tuple[MessageProvenance, ...] = ()
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = ()
+    #: the relevance query the selection used (None: the centroid of the condensed texts)
+    query: str | None = None
 
     @property
     def tokens_saved(self) -> int:
@@ -188,6 +192,7 @@ class FittedMessages:
             "tokenizer": self.tokenizer,
             "compressed": [p.to_dict() for p in self.compressed],
             "notes": list(self.notes),
+            "query": self.query,
         }
 
 
@@ -357,7 +362,16 @@ def _parse_one(i: int, msg: Any, tok: Tokenizer, image_tokens: int | None) -> _M
         elif isinstance(value, str):
             fixed += tok.count(value)
         else:  # tool_calls, function_call: an estimate, OpenAI publishes no rule
-            fixed += tok.count(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+            try:
+                text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            except (TypeError, ValueError) as exc:
+                raise _input_error(
+                    i,
+                    f"has a {key!r} that is not JSON ({exc})",
+                    "pass plain JSON values (dicts, lists, str, numbers), as the API expects.",
+                    key,
+                ) from exc
+            fixed += tok.count(text)
     return _Message(i, role, fixed, tuple(texts), structured)
 
 
@@ -695,10 +709,14 @@ def fit_messages(
         notes.extend(ctx.notes)
         if ctx.reason:
             notes.append(ctx.reason)
+        q = ctx.query
+        if q is not None and ctx.relevance_source != "query":
+            notes.append(f"relevance: {ctx.relevance_source}")
     return FittedMessages(
         messages=tuple(out),
         prompt_tokens=total,
         compressed=provenance,
         notes=tuple(notes),
+        query=q,
         **common,
     )

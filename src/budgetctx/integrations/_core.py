@@ -1,0 +1,277 @@
+"""What the three adapters share: one configuration, many texts in, each text's kept part and
+its provenance out. Imports no framework.
+
+The adapters render no document header and join two documents' parts with
+``separator + document_separator`` (``"\\n\\n"`` by default): that is how LangChain's
+stuff chain, LlamaIndex's response synthesizers and a ``join("\\n\\n")`` Jinja template put
+documents into a prompt, so what the framework hands to the LLM is exactly the context that
+was counted against the budget.
+
+>>> condenser = Condenser("Example", 9, selector="lead")
+>>> kept = condenser(["Chest pain. Troponin negative.", "Discharged home."])
+>>> [(k.text, k.provenance["spans"]) for k in kept]
+[('Chest pain.\\nTroponin negative.', [[0, 11], [12, 30]]), ('', [])]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import regex
+
+from budgetctx._documents import Document
+from budgetctx._errors import InputError, InvalidParameterError
+from budgetctx._pins import _as_pins, pin_regex
+from budgetctx._validation import (
+    Boolean,
+    Constraint,
+    InstanceOf,
+    Interval,
+    Predicate,
+    check,
+    short_repr,
+    validate,
+)
+from budgetctx.batch._build import ContextBuilder
+from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
+
+__all__ = [
+    "DEFAULT_SELECTOR",
+    "OPTIONS",
+    "PROVENANCE_KEY",
+    "Condenser",
+    "Kept",
+    "pins_from_data",
+    "pins_to_data",
+]
+
+#: the metadata key under which every adapter stores a document's provenance
+PROVENANCE_KEY = "budgetctx"
+
+#: the keyword options of :class:`Condenser`, which every adapter takes as well
+OPTIONS = frozenset(
+    {
+        "tokenizer",
+        "selector",
+        "unitizer",
+        "pins",
+        "reserve",
+        "drop_empty",
+        "separator",
+        "document_separator",
+    }
+)
+
+_CONSTRAINTS: Mapping[str, Constraint] = {
+    "budget": Interval(int, 1, fix="e.g. budget=512 tokens for all documents together."),
+    "reserve": Interval(int, 0, fix="tokens kept free for the rest of the prompt, e.g. 64."),
+    "drop_empty": Boolean(fix="False keeps a document with nothing kept, with empty text."),
+    "separator": InstanceOf(str, "a str", fix="e.g. separator='\\n'."),
+    "document_separator": InstanceOf(str, "a str", fix="e.g. document_separator='\\n'."),
+}
+
+
+@dataclass(frozen=True)
+class Kept:
+    """One input document's part of the context.
+
+    ``text`` is what was counted (``""`` when nothing was kept); ``whole`` says it equals the
+    input text; ``span`` is the one ``(start, end)`` slice of the input it equals, if any.
+    ``provenance`` is JSON-ready: it goes into the output document's metadata.
+    """
+
+    index: int
+    text: str
+    whole: bool
+    span: tuple[int, int] | None
+    provenance: dict[str, Any]
+
+
+class Condenser:
+    """One budgetctx configuration, set up once and checked at once, called per request.
+
+    ``owner`` names the adapter in error messages. The components are resolved and a probe
+    document condensed here, so that a bad option fails when the adapter is built.
+    """
+
+    def __init__(
+        self,
+        owner: str,
+        budget: Any,
+        *,
+        tokenizer: Any = "o200k_base",
+        selector: Any = DEFAULT_SELECTOR,
+        unitizer: Any = "sentence",
+        pins: Any = None,
+        reserve: int = 0,
+        drop_empty: bool = True,
+        separator: str = "\n",
+        document_separator: str = "\n",
+    ) -> None:
+        values = validate(
+            owner,
+            _CONSTRAINTS,
+            {
+                "budget": budget,
+                "reserve": reserve,
+                "drop_empty": drop_empty,
+                "separator": separator,
+                "document_separator": document_separator,
+            },
+        )
+        self.owner = owner
+        self.budget: int = values["budget"]
+        self.drop_empty: bool = values["drop_empty"]
+        self.pins = _check_pins(owner, pins)
+        # The probe document cannot hold the pins' sections or ids: pins join each call.
+        self._builder = ContextBuilder(
+            self.budget,
+            tokenizer=tokenizer,
+            selector=selector,
+            unitizer=unitizer,
+            reserve=values["reserve"],
+            separator=separator,
+            document_separator=document_separator,
+            document_header=None,
+        )
+
+    def __call__(
+        self, texts: Sequence[str | None], *, query: str | None = None, budget: int | None = None
+    ) -> list[Kept]:
+        """Each text's part of one context of at most ``budget`` tokens, in input order.
+
+        ``None`` stands for a document without text (an image, a blob) and is refused.
+        """
+        if budget is None:
+            budget = self.budget
+        else:
+            budget = check(self.owner, "budget", budget, _CONSTRAINTS["budget"])
+        if not texts:
+            return []
+        strings: list[str] = []
+        for index, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise InputError(
+                    f"Document {index} has no text (its content is {type(text).__name__}); "
+                    f"{self.owner} condenses text only: filter other documents out before it.",
+                    value=type(text).__name__,
+                )
+            strings.append(text)
+        # A blank query carries no relevance signal: rank against the documents' centroid.
+        if query is not None and not query.strip():
+            query = None
+        ctx = build_context(
+            [Document(text=t) for t in strings],
+            budget,
+            query=query,
+            pin=self.pins,
+            **self._builder.options,
+        )
+        kept_units: list[list[Any]] = [[] for _ in strings]
+        for unit in ctx.units:
+            kept_units[unit.document].append(unit)
+        out = []
+        for summary in ctx.documents:
+            units = kept_units[summary.index]
+            spans = [[start, end] for u in units for start, end in u.spans]
+            source = strings[summary.index]
+            span = None
+            if len(spans) == 1 and source[spans[0][0] : spans[0][1]] == summary.text:
+                span = (spans[0][0], spans[0][1])
+            provenance = {
+                "document": summary.index,
+                "spans": spans,
+                "unit_ids": [u.id for u in units],
+                "pinned": [u.id for u in units if u.pinned],
+                "tokens": summary.tokens,
+                "tokens_kept": summary.tokens_kept,
+                "budget": budget,
+                "tokenizer": ctx.tokenizer,
+                "selector": ctx.selector,
+            }
+            out.append(
+                Kept(
+                    index=summary.index,
+                    text=summary.text,
+                    whole=summary.text == source,
+                    span=span,
+                    provenance=provenance,
+                )
+            )
+        return out
+
+
+def _is_pin(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, str | int | re.Pattern | regex.Pattern) or callable(value)
+
+
+_PIN = Predicate(
+    _is_pin,
+    "a section name, a regex, a unit id, a callable, or a list of them",
+    fix="e.g. pins=['ALLERGIES', pin_regex('(?i)warfarin')].",
+)
+
+
+def _check_pins(owner: str, pins: Any) -> Any:
+    """``pins`` unchanged, once each of them is a pin."""
+    try:
+        items = _as_pins(pins)
+    except InvalidParameterError:  # not a pin nor a list: named in our own words below
+        items = [pins]
+    for item in items:
+        check(owner, "pins", item, _PIN)
+    return pins
+
+
+# Flags with the same meaning (and value) in re and regex: what a saved regex pin keeps.
+_FLAGS = int(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.ASCII)
+
+
+def pins_to_data(owner: str, pins: Any) -> Any:
+    """Pins as JSON-ready data: section names and unit ids as they are, a regex (``re`` or
+    :func:`~budgetctx.pin_regex`) as ``{"regex": pattern, "flags": flags}``. A callable pin
+    cannot be written down."""
+    if pins is None:
+        return None
+    many = isinstance(pins, Sequence) and not isinstance(pins, str)
+    items = list(pins) if many else [pins]
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, re.Pattern | regex.Pattern):
+            out.append({"regex": item.pattern, "flags": int(item.flags) & _FLAGS})
+        elif isinstance(item, str | int) and not isinstance(item, bool):
+            out.append(item)
+        else:
+            raise InvalidParameterError(
+                f"The 'pins' parameter of {owner} cannot be serialised: {_describe(item)} is "
+                "not a section name, a unit id or a regex; pin with pin_regex(...) or a "
+                "section name to save the component.",
+                parameter="pins",
+                value=_describe(item),
+            )
+    return out if many else out[0]
+
+
+def pins_from_data(data: Any) -> Any:
+    """The inverse of :func:`pins_to_data`; a regex comes back from :func:`~budgetctx.pin_regex`
+    (the engine with a time limit)."""
+    if data is None:
+        return None
+    many = isinstance(data, list)
+    items = data if many else [data]
+    out = [
+        pin_regex(item["regex"], flags=item.get("flags", 0)) if isinstance(item, Mapping) else item
+        for item in items
+    ]
+    return out if many else out[0]
+
+
+def _describe(item: Any) -> str:
+    if callable(item):
+        return f"the callable {getattr(item, '__qualname__', type(item).__name__)}"
+    return short_repr(item)
