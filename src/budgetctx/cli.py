@@ -676,6 +676,10 @@ def serve(
     provenance_size: Annotated[
         int | None, typer.Option(help="Provenance records held in memory; 0 keeps none.")
     ] = None,
+    selection_processes: Annotated[
+        int | None,
+        typer.Option(help="Worker processes that condense (0: threads of the server)."),
+    ] = None,
 ) -> None:
     """Serve the HTTP API and the OpenAI-compatible condensing proxy (extra 'serve')."""
     try:
@@ -687,7 +691,11 @@ def serve(
             "pip install 'budgetctx[serve]'."
         ) from exc
     settings = load_config(config) if config is not None else ServeConfig()
-    settings = settings.with_overrides(base_url=upstream, provenance_size=provenance_size)
+    settings = settings.with_overrides(
+        base_url=upstream,
+        provenance_size=provenance_size,
+        selection_processes=selection_processes,
+    )
     run(settings, host=host, port=port)
 
 

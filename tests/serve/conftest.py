@@ -79,6 +79,20 @@ selection_timeout_s = 20
 @pytest.fixture(scope="module")
 def proxy(upstream: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     """``budgetctx serve`` on a free loopback port, its stderr kept in a file."""
+    yield from _serve(upstream, tmp_path_factory, [])
+
+
+@pytest.fixture(scope="module")
+def proxy_processes(
+    upstream: Upstream, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Proxy]:
+    """The same server, condensing in two worker processes."""
+    yield from _serve(upstream, tmp_path_factory, ["--selection-processes", "2"])
+
+
+def _serve(
+    upstream: Upstream, tmp_path_factory: pytest.TempPathFactory, flags: list[str]
+) -> Iterator[Proxy]:
     folder = tmp_path_factory.mktemp("serve")
     config = folder / "serve.toml"
     config.write_text(_config(upstream.url), encoding="utf-8")
@@ -96,6 +110,7 @@ def proxy(upstream: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Itera
         str(port),
         "--config",
         str(config),
+        *flags,
     ]
     with stderr.open("wb") as err:
         process = subprocess.Popen(command, stdout=err, stderr=subprocess.STDOUT, env=env)

@@ -205,13 +205,13 @@ def test_a_crash_is_a_500_and_its_message_is_not_logged(
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"quoting the input: {marker}")
 
-    monkeypatch.setattr("budgetctx.serve._app.build_context", boom)
+    monkeypatch.setattr("budgetctx.serve._jobs.build_context", boom)
     caplog.set_level("DEBUG")
     response = _call(ServeConfig(), "POST", "/v1/context", json={"text": marker, "budget": 5})
     assert response.status_code == 500
     assert marker not in response.text
     records = [r for r in caplog.records if r.name == "budgetctx.serve"]
-    assert any(getattr(r, "budgetctx_fields", {}).get("exc") == "RuntimeError" for r in records)
+    assert any(getattr(r, "budgetctx_fields", {}).get("origin") == "RuntimeError" for r in records)
     assert all(marker not in r.getMessage() and r.exc_info is None for r in caplog.records)
     # and the app still answers
     assert _call(ServeConfig(), "GET", "/healthz").status_code == 200

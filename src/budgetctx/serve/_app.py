@@ -15,13 +15,18 @@ serving other requests while one document is being condensed.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
+import multiprocessing
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 import anyio.to_thread
@@ -30,16 +35,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from budgetctx import (
-    BudgetCtxError,
-    FittedMessages,
-    InputError,
-    __version__,
-    build_context,
-    count_message_tokens,
-    fit_messages,
-)
+from budgetctx import BudgetCtxError, FittedMessages, __version__
 from budgetctx.serve._config import ServeConfig
+from budgetctx.serve._jobs import (
+    Outcome,
+    call,
+    context_job,
+    contexts_job,
+    fit_job,
+    init_worker,
+    warm_job,
+)
 from budgetctx.serve._logging import LOGGER, log_event
 from budgetctx.serve._metrics import CONTENT_TYPE, Metrics
 from budgetctx.serve._models import ModelTarget, Resolver
@@ -74,13 +80,35 @@ class _State:
         self.store = ProvenanceStore(size=config.provenance_size)
         self.metrics = Metrics()
         self.upstream = Upstream(config.upstream) if config.upstream is not None else None
+        self.pool: ProcessPoolExecutor | None = None
+        if config.selection_processes > 0:
+            # spawn, not fork: the server process has threads (the event loop's helpers)
+            self.pool = ProcessPoolExecutor(
+                config.selection_processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=init_worker,
+                initargs=(os.getpid(),),
+            )
 
-    async def run(self, work: Callable[[], T]) -> T:
-        """``work()`` in a worker thread, abandoned with a 503 past the selection timeout."""
+    async def warm(self) -> None:
+        """Start every worker process and build what a first request would."""
+        if self.pool is not None:
+            n = self.config.selection_processes
+            await asyncio.gather(*(self._submit(warm_job) for _ in range(n)))
+
+    async def _submit(self, fn: Callable[..., T], *args: Any) -> Outcome:
+        if self.pool is None:
+            work = functools.partial(call, fn, *args)
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        return await asyncio.wrap_future(self.pool.submit(call, fn, *args))
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker thread or process, abandoned with a 503 past the selection
+        timeout; a refusal in the worker is raised here as the same :class:`ApiError`."""
         timeout = self.config.limits.selection_timeout_s
         try:
             with anyio.fail_after(timeout):
-                return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+                outcome = await self._submit(fn, *args)
         except TimeoutError:
             raise ApiError(
                 503,
@@ -90,6 +118,7 @@ class _State:
                 headers={"retry-after": "1"},
                 kind="selection_timeout",
             ) from None
+        return cast(T, unwrap(outcome))
 
     async def body(self, request: Request) -> Any:
         """The request's JSON, read up to the body limit (413 beyond it, 400 if not JSON)."""
@@ -117,6 +146,22 @@ class _State:
                 f"The request body is not UTF-8 (bad byte at offset {exc.start}); send UTF-8 JSON.",
                 kind="not_utf8",
             ) from None
+
+
+class WorkerError(Exception):
+    """A selection worker failed with an unexpected exception (only its class is known)."""
+
+
+def unwrap(outcome: Outcome) -> Any:
+    """The result of :func:`~budgetctx.serve._jobs.call`, or its error raised again."""
+    if outcome[0] == "ok":
+        return outcome[1]
+    if outcome[0] == "error":
+        _, status, body, kind = outcome
+        raise ApiError(
+            status, body["error"], parameter=body["parameter"], value=body["value"], kind=kind
+        )
+    raise WorkerError(outcome[1])
 
 
 def _too_large(size: int, limit: int) -> ApiError:
@@ -177,6 +222,7 @@ class _Observe:
                 request_id=request_id,
                 route=route,
                 exc=type(exc).__name__,
+                origin=str(exc) if isinstance(exc, WorkerError) else None,
             )
             if not started:
                 err = ApiError(500, "Internal error; the server logged its class, not its text.")
@@ -200,9 +246,12 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await state.warm()
         yield
         if state.upstream is not None:
             await state.upstream.aclose()
+        if state.pool is not None:
+            state.pool.shutdown(wait=False, cancel_futures=True)
 
     # No /docs pages: they load their scripts from a CDN, and the server must work offline.
     app = FastAPI(
@@ -282,10 +331,9 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         parsed = parse_context_request(
             await state.body(request), max_documents=state.config.limits.max_documents
         )
-        kwargs = _library_options(state, parsed)
-        ctx = await state.run(lambda: build_context(parsed.documents, parsed.budget, **kwargs))
-        out, headers = _answer(state, ctx.to_dict(), ctx.document_tokens, ctx.tokens_used)
-        headers["x-budgetctx-selector"] = ctx.selector
+        record = await state.run(context_job, *_job_args(state, parsed))
+        out, headers = _answer(state, record)
+        headers["x-budgetctx-selector"] = str(record["selector"])
         return JSONResponse(out, headers=headers)
 
     @app.post("/v1/contexts")
@@ -300,17 +348,17 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
                 'send {"requests": [{"text": "...", "budget": 512}, ...]}.',
             )
         limit = state.config.limits.max_documents
-        parsed: list[ContextRequest | ApiError] = []
+        jobs: list[tuple[Any, Any, dict[str, Any], str | None] | ApiError] = []
         total = 0
         for item in items:
             try:
                 one = parse_context_request(item, max_documents=limit)
                 total += one.n_documents
-                parsed.append(one)
+                jobs.append(_job_args(state, one))
             except ApiError as exc:
-                parsed.append(exc)
+                jobs.append(exc)
             except BudgetCtxError as exc:
-                parsed.append(from_library(exc))
+                jobs.append(from_library(exc))
         if total > limit:
             raise ApiError(
                 422,
@@ -320,26 +368,17 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
                 value=total,
                 kind="too_many_documents",
             )
-
-        def work() -> list[dict[str, Any]]:
-            results: list[dict[str, Any]] = []
-            for one in parsed:
-                try:
-                    if isinstance(one, ApiError):
-                        raise one
-                    ctx = build_context(one.documents, one.budget, **_library_options(state, one))
-                except ApiError as exc:
-                    results.append({**exc.body(), "status": exc.status})
-                    continue
-                except BudgetCtxError as exc:
-                    err = from_library(exc)
-                    results.append({**err.body(), "status": err.status})
-                    continue
-                out, _ = _answer(state, ctx.to_dict(), ctx.document_tokens, ctx.tokens_used)
-                results.append(out)
-            return results
-
-        return JSONResponse({"results": await state.run(work)})
+        runnable = [job for job in jobs if not isinstance(job, ApiError)]
+        outcomes = iter(await state.run(contexts_job, runnable))
+        results: list[dict[str, Any]] = []
+        for job in jobs:
+            try:
+                if isinstance(job, ApiError):
+                    raise job
+                results.append(_answer(state, unwrap(next(outcomes)))[0])
+            except ApiError as exc:
+                results.append({**exc.body(), "status": exc.status})
+        return JSONResponse({"results": results})
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Response:
@@ -375,7 +414,9 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
     endpoint = api.replace("/", ".")
     view = to_messages(body) if api == "responses" else None
     messages = body.get("messages") if view is None else view.messages
-    before, fitted = await state.run(lambda: _fit(messages, budget, target))
+    before, fitted = await state.run(
+        fit_job, messages, budget, target.tokenizer, target.reserve, target.selector
+    )
     headers = {"x-budgetctx-tokens-before": str(before)}
     payload = body
     if fitted is None:
@@ -418,16 +459,16 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
     )
 
 
-def _library_options(state: _State, parsed: ContextRequest) -> dict[str, Any]:
+def _job_args(state: _State, parsed: ContextRequest) -> tuple[Any, Any, dict[str, Any], str | None]:
+    """:func:`context_job`'s arguments: the tokenizer checked here, sent as its spec."""
     options = dict(parsed.options)
-    if "tokenizer" in options:
-        options["tokenizer"] = state.resolver.tokenizer(options["tokenizer"])
-    return options
+    tokenizer = options.pop("tokenizer", None)
+    spec = None if tokenizer is None else state.resolver.tokenizer(tokenizer)
+    return parsed.documents, parsed.budget, options, spec
 
 
-def _answer(
-    state: _State, record: dict[str, Any], before: int, after: int
-) -> tuple[dict[str, Any], dict[str, str]]:
+def _answer(state: _State, record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    before, after = int(record["document_tokens"]), int(record["tokens_used"])
     pid = state.store.put({"endpoint": "context", "context": record})
     state.metrics.tokens(endpoint="context", before=before, after=after)
     headers = {"x-budgetctx-tokens-before": str(before), "x-budgetctx-tokens-after": str(after)}
@@ -446,31 +487,6 @@ def _budget(header: str | None, target: ModelTarget) -> int | None:
         )
     value = int(header)
     return value if target.budget is None else min(value, target.budget)
-
-
-def _fit(
-    messages: Any, budget: int | None, target: ModelTarget
-) -> tuple[int, FittedMessages | None]:
-    """The prompt's count, and the fitted messages when it is over the budget (else None).
-
-    The system and last user messages stay verbatim unless nothing else can make the prompt
-    fit (a single long user message, the usual shape of "summarise this note"): then the last
-    user message is condensed too, with itself as the query.
-    """
-    before = count_message_tokens(messages, tokenizer=target.tokenizer)
-    if budget is None or before <= budget - target.reserve:
-        return before, None
-    options: dict[str, Any] = {
-        "tokenizer": target.tokenizer,
-        "reserve": target.reserve,
-        "selector": target.selector,
-    }
-    try:
-        return before, fit_messages(messages, budget, **options)
-    except InputError as exc:
-        if exc.parameter != "budget":  # the fixed part does not fit: condense the last user
-            raise
-    return before, fit_messages(messages, budget, keep_last_user=False, **options)
 
 
 def _selector_of(fitted: FittedMessages) -> str:

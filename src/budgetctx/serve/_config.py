@@ -162,7 +162,9 @@ class ServeConfig:
     (``{"llama3": "hf:/models/llama3/tokenizer.json"}``): requests can never name a file
     path themselves. ``default_tokenizer`` counts models that are neither configured nor known
     to the library (``None``: such a model gets a 400). ``provenance_size`` is how many
-    provenance records are held in memory (0: none are kept).
+    provenance records are held in memory (0: none are kept). ``selection_processes``: how
+    many worker processes condense (0: threads of the server process, which share one core's
+    worth of Python; N uses N cores).
     """
 
     upstream: UpstreamConfig | None = None
@@ -172,6 +174,7 @@ class ServeConfig:
     default_budget: int | None = None
     limits: Limits = field(default_factory=Limits)
     provenance_size: int = 1000
+    selection_processes: int = 0
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "upstream": NoneOr(InstanceOf(UpstreamConfig, "an UpstreamConfig")),
@@ -185,6 +188,9 @@ class ServeConfig:
         "default_budget": NoneOr(Interval(int, 1, None), fix="e.g. 8000."),
         "limits": InstanceOf(Limits, "a Limits"),
         "provenance_size": Interval(int, 0, None, fix="0 keeps no provenance; e.g. 1000."),
+        "selection_processes": Interval(
+            int, 0, None, fix="0 selects in threads of the server; e.g. the number of cores."
+        ),
     }
 
     def __post_init__(self) -> None:
@@ -211,7 +217,11 @@ class ServeConfig:
         return cls(**data)
 
     def with_overrides(
-        self, *, base_url: str | None = None, provenance_size: int | None = None
+        self,
+        *,
+        base_url: str | None = None,
+        provenance_size: int | None = None,
+        selection_processes: int | None = None,
     ) -> ServeConfig:
         """A copy with the CLI's flags applied; ``None`` leaves a setting as it is."""
         out = self
@@ -224,6 +234,8 @@ class ServeConfig:
             out = replace(out, upstream=upstream)
         if provenance_size is not None:
             out = replace(out, provenance_size=provenance_size)
+        if selection_processes is not None:
+            out = replace(out, selection_processes=selection_processes)
         return out
 
 

@@ -2,36 +2,36 @@
 
 Requests may name registered tokenizers (``o200k_base``, ``gpt-4o``) and the names the
 configuration maps to specs (``[tokenizers] llama3 = "hf:/models/llama3/tokenizer.json"``),
-never a path: a request must not make the server read its files. Tokenizers are built once and
-reused, since loading a vocabulary costs far more than counting a prompt.
+never a path: a request must not make the server read its files. Names are checked here, once
+per request, and then travel as spec strings (each worker process builds each tokenizer once).
 
 >>> from budgetctx.serve._config import ServeConfig
 >>> r = Resolver(ServeConfig.from_mapping({"models": {"gpt-4o": {"budget": 100}}}))
 >>> t = r.model("gpt-4o")
->>> t.tokenizer.name, t.budget
-('o200k_base', 100)
+>>> t.tokenizer, t.budget
+('gpt-4o', 100)
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any
 
 from budgetctx._errors import UnknownComponentError
 from budgetctx.serve._config import ServeConfig
+from budgetctx.serve._jobs import load_tokenizer
 from budgetctx.serve._problems import ApiError, bad_parameter
-from budgetctx.tokenizers import Tokenizer, get_tokenizer, list_tokenizers
+from budgetctx.tokenizers import list_tokenizers
 
 __all__ = ["ModelTarget", "Resolver"]
 
 
 @dataclass(frozen=True)
 class ModelTarget:
-    """How one model's prompts are counted and condensed."""
+    """How one model's prompts are counted (``tokenizer``: a checked spec) and condensed."""
 
     name: str
-    tokenizer: Tokenizer
+    tokenizer: str
     budget: int | None
     reserve: int
     deployment: str | None
@@ -40,15 +40,13 @@ class ModelTarget:
 
 
 class Resolver:
-    """Resolves tokenizer and model names under one configuration, with a cache."""
+    """Resolves tokenizer and model names under one configuration."""
 
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
-        self._cache: dict[str, Tokenizer] = {}
-        self._lock = threading.Lock()
 
-    def tokenizer(self, name: Any, *, parameter: str = "tokenizer") -> Tokenizer:
-        """The tokenizer a request names; 422 for a path or an unknown name."""
+    def tokenizer(self, name: Any, *, parameter: str = "tokenizer") -> str:
+        """The spec of the tokenizer a request names; 422 for a path or an unknown name."""
         if not isinstance(name, str):
             raise bad_parameter(parameter, name, "a tokenizer name", "e.g. 'o200k_base'.")
         spec = self.config.tokenizers.get(name)
@@ -62,11 +60,8 @@ class Resolver:
                     "[tokenizers] in the server's configuration.",
                 )
             spec = name
-        with self._lock:
-            cached = self._cache.get(spec)
-            if cached is None:
-                cached = self._cache[spec] = get_tokenizer(spec)
-        return cached
+        load_tokenizer(spec)  # raises UnknownComponentError or TokenizerError: a 422
+        return spec
 
     def model(self, model: Any) -> ModelTarget:
         """The model's tokenizer and budget; 400 for a model nobody can count."""
