@@ -14,6 +14,7 @@ printed) and compare figures from one machine only.
 
     .venv/bin/python benchmarks/bench_serve.py
     .venv/bin/python benchmarks/bench_serve.py --clients 1 16 --requests 400 --json out.json
+    .venv/bin/python benchmarks/bench_serve.py --selection-processes 2   # condense in 2 processes
 """
 
 from __future__ import annotations
@@ -210,6 +211,9 @@ def main() -> None:
     parser.add_argument("--budgets", default="{}", help=argparse.SUPPRESS)
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--requests", type=int, default=160, help="per 2k run; 16k runs 1/4")
+    parser.add_argument(
+        "--selection-processes", type=int, default=0, help="the proxy's worker processes"
+    )
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     if args.role == "upstream":
@@ -260,6 +264,8 @@ def main() -> None:
                         str(proxy_port),
                         "--config",
                         str(cfg),
+                        "--selection-processes",
+                        str(args.selection_processes),
                     ],
                     env=env,
                     stderr=subprocess.DEVNULL,
@@ -299,7 +305,7 @@ def _run_all(args: argparse.Namespace, direct: str, proxy: str) -> list[dict[str
 
 def _print(rows: list[dict[str, Any]], stats: dict[str, Any], args: argparse.Namespace) -> None:
     print(
-        f"# bench_serve: {platform.machine()}, "
+        f"# bench_serve: selection_processes={args.selection_processes}, {platform.machine()}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}"
     )
     print(

@@ -121,6 +121,14 @@ def init_worker(parent: int) -> None:
 
 
 def warm_job() -> int:
-    """Import and build what a first request would (run once per worker process at start)."""
-    context_job("Chest pain. Troponin negative. Discharged home.", 5, {}, "o200k_base")
-    return fit_job([{"role": "user", "content": "Chest pain."}], None, "o200k_base", 0, "mmr")[0]
+    """Import and build what a first request would (run once per worker process at start):
+    a real note condensed both ways, so that no first request pays for an import."""
+    from budgetctx.data import sample_note
+
+    note = sample_note()
+    context_job(note, 200, {}, "o200k_base")
+    messages = [
+        {"role": "user", "content": note},
+        {"role": "user", "content": "What was the discharge diagnosis?"},
+    ]
+    return fit_job(messages, 300, "o200k_base", 0, "mmr")[0]
