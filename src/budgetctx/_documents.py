@@ -15,9 +15,9 @@ count of the rendered text settles the rest.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast, overload
 
 from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx._validation import short_repr
@@ -200,8 +200,9 @@ def combine(
     """
     text_parts: list[str] = []
     pos = 0
-    segments: list[Segment] = []
-    units: list[Unit] = []
+    n_seen = 0
+    seg_parts: list[tuple[int, int, Segmentation]] = []
+    unit_parts: list[tuple[int, int, int, Segmentation]] = []
     unit_segments: list[tuple[int, ...]] = []
     unit_documents: list[int] = []
     document_units: list[tuple[int, ...]] = []
@@ -239,24 +240,13 @@ def combine(
             hid = n_segments + len(header_texts)
             header_texts.append(shared)
         header_ids.append(hid)
-        base = len(segments)
-        # Plain constructors, not dataclasses.replace: this runs once per segment and unit.
-        segments.extend(
-            Segment(g.start + pos, g.end + pos, g.text, g.kind, g.heading) for g in seg.segments
-        )
-        ids = range(len(units), len(units) + len(seg.units))
-        for uid, u in zip(ids, seg.units, strict=True):
+        base = n_seen
+        n_seen += len(seg.segments)
+        seg_parts.append((base, pos, seg))
+        unit_parts.append((len(unit_segments), base, pos, seg))
+        ids = range(len(unit_segments), len(unit_segments) + len(seg.units))
+        for u in seg.units:
             segs = tuple(map(base.__add__, u.segments))
-            units.append(
-                Unit(
-                    uid,
-                    segs,
-                    tuple((a + pos, b + pos) for a, b in u.spans),
-                    u.text,
-                    u.kind,
-                    u.section,
-                )
-            )
             unit_segments.append(segs if hid is None else (*segs, hid))
         unit_documents.extend([i] * len(seg.units))
         document_units.append(tuple(ids))
@@ -271,10 +261,12 @@ def combine(
         document_separator=document_separator,
         header_segments=tuple(header_ids),
     )
+    # Views, not copies: shifted segments and units are made only for what is read (the
+    # rendered units), which keeps a list of documents as cheap as their concatenation.
     combined = Segmentation(
         "".join(text_parts),
-        tuple(segments),
-        tuple(units),
+        cast("tuple[Segment, ...]", _ShiftedSegments(seg_parts)),
+        cast("tuple[Unit, ...]", _ShiftedUnits(unit_parts)),
         unitizer,
         overlapping=overlapping,
     )
@@ -287,3 +279,70 @@ def combine(
         document_units=tuple(document_units),
         leads=tuple(leads),
     )
+
+
+class _Shifted(Sequence[Any]):
+    """A read-only sequence over several documents' items, each shifted into the combined
+    text when it is read (and kept, so that it is made once)."""
+
+    def __init__(self, firsts: list[int], total: int) -> None:
+        self._firsts = firsts
+        self._total = total
+        self._made: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return self._total
+
+    def _make(self, part: int, i: int) -> Any:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(self._total)))
+        if i < 0:
+            i += self._total
+        if not 0 <= i < self._total:
+            raise IndexError(i)
+        item = self._made.get(i)
+        if item is None:
+            part = bisect.bisect_right(self._firsts, i) - 1
+            item = self._made[i] = self._make(part, i - self._firsts[part])
+        return item
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(self._total))
+
+
+class _ShiftedSegments(_Shifted):
+    def __init__(self, parts: list[tuple[int, int, Segmentation]]) -> None:
+        self._parts = parts
+        total = parts[-1][0] + len(parts[-1][2].segments) if parts else 0
+        super().__init__([p[0] for p in parts], total)
+
+    def _make(self, part: int, i: int) -> Segment:
+        _, off, seg = self._parts[part]
+        g = seg.segments[i]
+        return Segment(g.start + off, g.end + off, g.text, g.kind, g.heading)
+
+
+class _ShiftedUnits(_Shifted):
+    def __init__(self, parts: list[tuple[int, int, int, Segmentation]]) -> None:
+        self._parts = parts
+        total = parts[-1][0] + len(parts[-1][3].units) if parts else 0
+        super().__init__([p[0] for p in parts], total)
+
+    def _make(self, part: int, i: int) -> Unit:
+        first, base, off, seg = self._parts[part]
+        u = seg.units[i]
+        return Unit(
+            first + i,
+            tuple(map(base.__add__, u.segments)),
+            tuple((a + off, b + off) for a, b in u.spans),
+            u.text,
+            u.kind,
+            u.section,
+        )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
@@ -204,7 +204,11 @@ class PreparedDocument:
         """The units as a callable pin sees them: ids as in the context, spans into their
         own document."""
         units = [u for s in self.document_segmentations for u in s.units]
-        return tuple(replace(u, id=gid) for gid, u in enumerate(units))
+        if self.layout is None:
+            return tuple(units)
+        return tuple(
+            Unit(gid, u.segments, u.spans, u.text, u.kind, u.section) for gid, u in enumerate(units)
+        )
 
     @cached_property
     def unit_sections(self) -> tuple[frozenset[str], ...]:
@@ -378,7 +382,10 @@ def _prepare(
     timings["unitize"] = _ms(t)
     t = time.perf_counter()
     seg_costs = np.asarray(
-        tok.count_batch([s.text + separator for s in seg.segments] + list(header_texts)),
+        tok.count_batch(
+            [g.text + separator for d in document_segmentations for g in d.segments]
+            + list(header_texts)
+        ),
         dtype=np.int64,
     )
     if docs is None:
@@ -393,10 +400,12 @@ def _prepare(
     timings["count"] = _ms(t)
     t = time.perf_counter()
     if seg.units:
-        encoded = rep.encode([u.text for u in seg.units], query=query)
+        # Read from each document's own segmentation: the combined one is a lazy view.
+        own = [u for d in document_segmentations for u in d.units]
+        encoded = rep.encode([u.text for u in own], query=query)
         features = build_features(
             encoded,
-            sections=[u.section for u in seg.units],
+            sections=[u.section for u in own],
             section_weights=section_weights,
             dense_limit=dense_limit,
         )
@@ -717,12 +726,11 @@ def _summaries(
     parts: list[list[str]] = [[] for _ in range(n_docs)]
     for p in pieces:
         parts[layout.document_of(p.start)].append(seg.document[p.start : p.end])
-    n_units = [0] * n_docs
+    n_units = [len(s.units) for s in doc.document_segmentations]
+    firsts = np.cumsum([0, *n_units])
     n_kept = [0] * n_docs
-    for u in seg.units:
-        n_units[layout.document_of(u.spans[0][0])] += 1
     for uid in kept:
-        n_kept[layout.document_of(seg.units[uid].spans[0][0])] += 1
+        n_kept[int(np.searchsorted(firsts, uid, side="right")) - 1] += 1
     if whole:
         texts = [d.text if n_units[i] else "" for i, d in enumerate(layout.documents)]
         counts = [doc.documents_tokens[i] if n_units[i] else 0 for i in range(n_docs)]
@@ -769,7 +777,7 @@ def _select(
     relevance = doc.features.relevance
     timings = {k: v for k, v in doc.timings_ms.items() if k != "prepare"}
     pinned = (
-        pinned_units(pin, seg.units, sections=doc.unit_sections, local_units=doc.local_units)
+        pinned_units(pin, doc.local_units, sections=doc.unit_sections, local_units=doc.local_units)
         if pin is not None
         else []
     )
@@ -809,7 +817,7 @@ def _select(
     if whole_if_fits and _fits(doc, capacity):
         # Nothing to cut: send everything verbatim, every unit kept (and credited with
         # the segments it holds first).
-        ids = [u.id for u in seg.units]
+        ids = list(range(len(seg.units)))
         _, pieces = render(seg, ids, separator, "document", layout=layout)
         kept = selected_units(
             seg,
@@ -875,7 +883,7 @@ def _select(
         text=out.text,
         tokens_used=out.tokens,
         units=units,
-        excluded=tuple(u.id for u in seg.units if u.id not in kept_set),
+        excluded=tuple(u for u in range(len(seg.units)) if u not in kept_set),
         reason=None if units else _empty_reason(seg, tok, capacity, truncate),
         notes=tuple(notes),
         timings_ms=timings,
