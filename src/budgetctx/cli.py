@@ -30,6 +30,7 @@ from budgetctx._format import (
     one_line,
     provenance_rows,
 )
+from budgetctx._html import render_html
 from budgetctx._io import decode_document, read_document
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
 from budgetctx.selectors import split_selector_specs
@@ -126,8 +127,12 @@ def select(
         str, typer.Option(help="Undecodable bytes: 'strict' (error) or 'replace'.")
     ] = "strict",
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
+    html_out: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the provenance view to this HTML file."),
+    ] = None,
 ) -> None:
-    """Print a context of at most BUDGET tokens built from FILE (provenance with --json)."""
+    """Print a context of at most BUDGET tokens built from FILE (provenance with --json/--html)."""
     sep = decode_escapes(separator)
     if errors not in ("strict", "replace"):
         decode_document(b"", errors=errors)  # type: ignore[arg-type]  # raises the error
@@ -153,11 +158,15 @@ def select(
         separator=sep,
         truncate=truncate,
     )
+    if html_out is not None:
+        html_out.write_text(render_html(ctx, text), encoding="utf-8")
     if as_json:
         typer.echo(json.dumps(ctx.to_dict(), ensure_ascii=False, indent=2))
     else:
         typer.echo(ctx.text)
     typer.echo(context_summary(ctx), err=True)
+    if html_out is not None:
+        typer.echo(f"budgetctx: provenance view written to {html_out}", err=True)
 
 
 @app.command()
