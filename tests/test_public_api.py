@@ -16,7 +16,9 @@ PUBLIC = [
     "Context",
     "ContextLengthError",
     "DatasetError",
+    "Document",
     "DocumentStats",
+    "DocumentSummary",
     "GenerationError",
     "InputError",
     "InvalidParameterError",
@@ -49,6 +51,7 @@ PUBLIC = [
     "list_tokenizers",
     "list_unitizers",
     "load_router",
+    "pin_regex",
     "prepare",
 ]
 

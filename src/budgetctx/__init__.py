@@ -8,6 +8,7 @@ True
 
 from __future__ import annotations
 
+from budgetctx._documents import Document
 from budgetctx._errors import (
     BudgetCtxError,
     BudgetCtxWarning,
@@ -19,9 +20,10 @@ from budgetctx._errors import (
     TokenizerError,
     UnknownComponentError,
 )
+from budgetctx._pins import pin_regex
 from budgetctx._version import __version__
 from budgetctx.batch import ItemError, build_contexts
-from budgetctx.context import Context, DocumentStats, RouteDecision, SelectedUnit
+from budgetctx.context import Context, DocumentStats, DocumentSummary, RouteDecision, SelectedUnit
 from budgetctx.pipeline import PreparedDocument, build_context, prepare
 from budgetctx.representations import (
     Representation,
@@ -40,7 +42,9 @@ __all__ = [
     "Context",
     "ContextLengthError",
     "DatasetError",
+    "Document",
     "DocumentStats",
+    "DocumentSummary",
     "GenerationError",
     "InputError",
     "InvalidParameterError",
@@ -73,5 +77,6 @@ __all__ = [
     "list_tokenizers",
     "list_unitizers",
     "load_router",
+    "pin_regex",
     "prepare",
 ]

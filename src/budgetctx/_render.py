@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from budgetctx._documents import DocumentLayout
 from budgetctx.context import SelectedUnit
 from budgetctx.selectors import Selection, SelectionProblem
 from budgetctx.tokenizers import Tokenizer
@@ -57,8 +58,10 @@ def render(
     separator: str,
     order: Order,
     partial: Sequence[Piece] = (),
+    layout: DocumentLayout | None = None,
 ) -> tuple[str, tuple[Piece, ...]]:
-    """Join the segments covered by ``chosen`` (each once) and ``partial`` with ``separator``."""
+    """Join the segments covered by ``chosen`` (each once) and ``partial`` with ``separator``
+    (and, for several documents, with ``layout``'s headers and document separator)."""
     owner: dict[int, tuple[int, int]] = {}  # segment -> (unit, rank) of its first renderer
     for rank, u in enumerate(chosen):
         for s in seg.units[u].segments:
@@ -72,6 +75,8 @@ def render(
     else:
         pieces.sort(key=lambda p: (p.rank, p.start))
     doc = seg.document
+    if layout is not None:
+        return layout.join(doc, [(p.start, p.end) for p in pieces]), tuple(pieces)
     return separator.join(doc[p.start : p.end] for p in pieces), tuple(pieces)
 
 
@@ -84,28 +89,31 @@ def fit_budget(
     separator: str,
     order: Order,
     truncate: bool,
+    layout: DocumentLayout | None = None,
+    first: Sequence[int] = (),
 ) -> Rendered:
     """Render the selection within ``problem.capacity`` tokens, exactly counted.
 
     BPE is not additive across joins, so a joined text can exceed the sum of its parts:
     the selector's lowest-priority units are dropped until it fits. With ``truncate``, the
-    room left is filled with a token-boundary prefix of one more unit.
+    room left is filled with a token-boundary prefix of one more unit. ``first`` (pinned
+    units) are rendered before the selection and dropped only after all of it.
     """
     budget = problem.capacity
     notes: list[str] = []
-    chosen = list(selection.order)
-    text, pieces = render(seg, chosen, separator, order)
+    chosen = [*first, *selection.order]
+    text, pieces = render(seg, chosen, separator, order, layout=layout)
     used = tok.count(text)
     while used > budget and chosen:
         dropped = chosen.pop()
         notes.append(f"dropped unit {dropped}: the joined text exceeded the budget")
-        text, pieces = render(seg, chosen, separator, order)
+        text, pieces = render(seg, chosen, separator, order, layout=layout)
         used = tok.count(text)
     truncated: tuple[int, int] | None = None
     if truncate and used < budget:
         cand = _truncation_candidate(selection, chosen, problem.relevance)
         if cand is not None:
-            cut = _truncate_into(seg, chosen, cand, separator, order, tok, budget, used)
+            cut = _truncate_into(seg, chosen, cand, separator, order, tok, budget, used, layout)
             if cut is not None:
                 text, pieces, used = cut
                 truncated = (cand, len(chosen))
@@ -133,6 +141,7 @@ def _truncate_into(
     tok: Tokenizer,
     budget: int,
     used: int,
+    layout: DocumentLayout | None,
 ) -> tuple[str, tuple[Piece, ...], int] | None:
     """The longest token-boundary prefix of ``cand``'s unseen segments that still fits."""
     covered = {s for u in chosen for s in seg.units[u].segments}
@@ -148,7 +157,7 @@ def _truncate_into(
             return None
         spans = _prefix_spans(seg, own, len(prefix), separator)
         partial = [Piece(cand, rank, a, b) for a, b in spans]
-        text, pieces = render(seg, chosen, separator, order, partial)
+        text, pieces = render(seg, chosen, separator, order, partial, layout)
         n = tok.count(text)
         if n <= budget:
             return text, pieces, n
@@ -188,8 +197,11 @@ def selected_units(
     gains: dict[int, float],
     ranks: dict[int, int],
     truncated: int | None = None,
+    layout: DocumentLayout | None = None,
+    pinned: frozenset[int] = frozenset(),
 ) -> tuple[SelectedUnit, ...]:
-    """Kept units in document order, each with the spans it was credited in ``pieces``."""
+    """Kept units in document order, each with the spans it was credited in ``pieces``
+    (offsets into its own document when ``layout`` lays out several)."""
     credited: dict[int, list[tuple[int, int]]] = {u: [] for u in kept}
     for p in pieces:
         credited[p.unit].append((p.start, p.end))
@@ -198,18 +210,28 @@ def selected_units(
     for uid in sorted(kept):
         unit = seg.units[uid]
         spans = tuple(credited[uid])
+        text = " ".join(doc[a:b] for a, b in spans)
+        unit_spans = unit.spans
+        where: dict[str, Any] = {}
+        if layout is not None:
+            d = layout.document_of(unit.spans[0][0])
+            spans = tuple(layout.local(s) for s in spans)
+            unit_spans = tuple(layout.local(s) for s in unit_spans)
+            where = {"document": d, "document_id": layout.documents[d].id}
         out.append(
             SelectedUnit(
                 id=uid,
                 spans=spans,
-                text=" ".join(doc[a:b] for a, b in spans),
+                text=text,
                 tokens=int(unit_costs[uid]),
                 relevance=round(float(relevance[uid]), 6),
                 gain=round(float(gains.get(uid, 0.0)), 6),
                 rank=ranks[uid],
                 section=unit.section,
                 truncated=uid == truncated,
-                unit_spans=unit.spans,
+                unit_spans=unit_spans,
+                pinned=uid in pinned,
+                **where,
             )
         )
     return tuple(out)

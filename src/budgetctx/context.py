@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["Context", "DocumentStats", "RouteDecision", "SelectedUnit"]
+__all__ = ["Context", "DocumentStats", "DocumentSummary", "RouteDecision", "SelectedUnit"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,11 @@ class SelectedUnit:
     ``text`` is the text of ``spans`` joined by a space. ``tokens`` is the unit's own cost (its
     segments plus one separator each); overlapping window units share tokens. ``rank`` is the
     0-based position in the selector's order, ``gain`` the selector's score at that step.
+
+    With several documents, ``id`` is unique across them (units are numbered in input order),
+    ``document``/``document_id`` say which document the unit came from, and ``spans`` and
+    ``unit_spans`` are offsets into that document's text. ``pinned`` units were kept because
+    a ``pin`` matched them, before anything was selected.
     """
 
     id: int
@@ -87,6 +92,38 @@ class SelectedUnit:
     section: str | None = None
     truncated: bool = False
     unit_spans: tuple[tuple[int, int], ...] = ()
+    document: int = 0
+    document_id: str | None = None
+    pinned: bool = False
+
+
+@dataclass(frozen=True)
+class DocumentSummary:
+    """What one input document gave to the context.
+
+    ``tokens`` is the document's own token count, ``text`` its kept units joined by the
+    separator (its part of the context, without its header; ``""`` when nothing was kept) and
+    ``tokens_kept`` the count of ``text``. ``metadata`` is the input's, untouched.
+
+    >>> from budgetctx import build_context
+    >>> ctx = build_context(["Chest pain.", "Troponin negative."], budget=50)
+    >>> [(d.index, d.text) for d in ctx.documents]
+    [(0, 'Chest pain.'), (1, 'Troponin negative.')]
+    """
+
+    index: int
+    id: str | None
+    tokens: int
+    tokens_kept: int
+    units: int
+    units_kept: int
+    text: str
+    metadata: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["metadata"] = dict(self.metadata) if self.metadata is not None else None
+        return out
 
 
 @dataclass(frozen=True)
@@ -94,8 +131,9 @@ class Context:
     """A budgeted context with full provenance.
 
     ``text`` is what goes to the model; ``tokens_used`` is its exact count with
-    ``tokenizer`` and is never above ``budget``. ``units`` are the kept units in document
-    order; ``excluded`` lists the ids of every unit left out.
+    ``tokenizer`` and is never above ``budget - reserve``. ``units`` are the kept units in
+    document order; ``excluded`` lists the ids of every unit left out; ``documents`` summarises
+    each input document (one for a single text).
 
     >>> from budgetctx import build_context
     >>> ctx = build_context("Chest pain. Troponin negative. Discharged home.", budget=5)
@@ -126,6 +164,9 @@ class Context:
     stats: dict[str, Any] = field(default_factory=dict)
     #: set when a router chose the selector (selector="auto" or a router instance)
     route: RouteDecision | None = None
+    #: tokens of the budget kept free (for an instruction or the answer)
+    reserve: int = 0
+    documents: tuple[DocumentSummary, ...] = ()
 
     @property
     def tokens_saved(self) -> int:
@@ -151,4 +192,5 @@ class Context:
         out["excluded"] = list(self.excluded)
         out["notes"] = list(self.notes)
         out["route"] = self.route.to_dict() if self.route is not None else None
+        out["documents"] = [d.to_dict() for d in self.documents]
         return out

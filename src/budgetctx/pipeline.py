@@ -8,15 +8,23 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from budgetctx._documents import (
+    Document,
+    DocumentLayout,
+    check_header_template,
+    combine,
+    normalise_documents,
+)
 from budgetctx._errors import InputError, InvalidParameterError
-from budgetctx._render import fit_budget, render, selected_units
+from budgetctx._pins import Pin, pinned_units, unit_sections
+from budgetctx._render import Piece, fit_budget, render, selected_units
 from budgetctx._validation import (
     Boolean,
     Constraint,
@@ -29,7 +37,7 @@ from budgetctx._validation import (
     check,
     short_repr,
 )
-from budgetctx.context import Context, DocumentStats, RouteDecision
+from budgetctx.context import Context, DocumentStats, DocumentSummary, RouteDecision
 from budgetctx.representations import (
     DENSE_LIMIT,
     DenseKernel,
@@ -37,13 +45,23 @@ from budgetctx.representations import (
     UnitFeatures,
     build_features,
     get_representation,
+    subset_features,
 )
 from budgetctx.router import Router, check_tokenizer, default_router, document_stats
-from budgetctx.selectors import SelectionProblem, Selector, get_selector, parse_selector_spec
+from budgetctx.selectors import (
+    Selection,
+    SelectionProblem,
+    Selector,
+    get_selector,
+    parse_selector_spec,
+)
 from budgetctx.tokenizers import Tokenizer, get_tokenizer
-from budgetctx.unitizers import Segmentation, Unitizer, get_unitizer
+from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer
 
 __all__ = ["DEFAULT_SELECTOR", "PreparedDocument", "build_context", "prepare", "validate_text"]
+
+#: What build_context and prepare accept as input.
+Documents = str | Document | Sequence[str | Document]
 
 DEFAULT_SELECTOR = "mmr"
 
@@ -102,6 +120,12 @@ _CONSTRAINTS: dict[str, Constraint] = {
         fix="e.g. {'PLAN': 2.0}; use 0 to ignore a section.",
     ),
     "dense_limit": Interval(int, 0, None, fix=f"the default is {DENSE_LIMIT}."),
+    "reserve": Interval(int, 0, None, fix="e.g. reserve=256 keeps room for the answer."),
+    "document_header": NoneOr(InstanceOf(str, "a str", fix="e.g. '[{id}]', or None.")),
+    "document_separator": InstanceOf(str, "a str", fix="e.g. document_separator='\\n'."),
+    "on_pin_overflow": OneOf(
+        ("rank", "error"), fix="'rank' keeps the most relevant pinned units that fit."
+    ),
     "selector_options": NoneOr(InstanceOf(Mapping, "a mapping", **_OPTIONS)),
     "unitizer_options": NoneOr(InstanceOf(Mapping, "a mapping", **_OPTIONS)),
     "tokenizer": Predicate(
@@ -133,10 +157,13 @@ def _ms(since: float) -> float:
 
 @dataclass(frozen=True, eq=False)
 class PreparedDocument:
-    """A document unitized, counted and represented once, ready for any budget and selector.
+    """One document, or several, unitized, counted and represented once, ready for any budget
+    and selector.
 
     Build it with :func:`prepare`; :meth:`select` then costs only the selection itself, which
-    is what a budget sweep or a service answering several budgets wants.
+    is what a budget sweep or a service answering several budgets wants. With several
+    documents, ``text`` is the combined text (headers and separators included) that would be
+    sent if everything fitted.
 
     >>> doc = prepare("Chest pain. Troponin negative. Discharged home.")
     >>> [doc.select(b, selector="lead").tokens_used for b in (3, 8, 100)]
@@ -155,6 +182,17 @@ class PreparedDocument:
     names: dict[str, str]
     params: dict[str, Any]
     timings_ms: dict[str, float]
+    #: per unit: its segments, plus its document's shared header segment with several documents
+    unit_segments: tuple[tuple[int, ...], ...] = ()
+    overlapping: bool = False
+    #: several documents: where each sits in ``text``; None for one plain string
+    layout: DocumentLayout | None = None
+    #: the units as a callable pin sees them: ids as in the context, spans into their document
+    local_units: tuple[Unit, ...] = ()
+    #: per input document: its own token count
+    documents_tokens: tuple[int, ...] = ()
+    #: per unit: the sections it belongs to (what a section-name pin matches)
+    unit_sections: tuple[frozenset[str], ...] = ()
 
     @property
     def n_units(self) -> int:
@@ -169,11 +207,15 @@ class PreparedDocument:
         order: Literal["document", "selection"] = "document",
         truncate: bool = False,
         whole_if_fits: bool = True,
+        pin: Pin | Sequence[Pin] | None = None,
+        reserve: int = 0,
+        on_pin_overflow: Literal["rank", "error"] = "rank",
     ) -> Context:
-        """The context of at most ``budget`` tokens chosen by ``selector``.
+        """The context of at most ``budget - reserve`` tokens chosen by ``selector``.
 
-        When the whole document fits, it is sent verbatim; ``whole_if_fits=False`` runs the
-        selector anyway (the extractive oracle does, since a subset can score higher).
+        When everything fits, it is sent verbatim; ``whole_if_fits=False`` runs the selector
+        anyway (the extractive oracle does, since a subset can score higher). ``pin``,
+        ``reserve`` and ``on_pin_overflow`` are as in :func:`build_context`.
         """
         opts = _check(
             "PreparedDocument.select",
@@ -183,9 +225,23 @@ class PreparedDocument:
             whole_if_fits=whole_if_fits,
             selector=selector,
             selector_options=selector_options,
+            reserve=reserve,
+            on_pin_overflow=on_pin_overflow,
         )
+        _check_reserve(opts["budget"], opts["reserve"])
+        _check_order(order, self.layout)
         chosen = _resolve_selector(selector, opts["selector_options"])
-        return _select(self, opts["budget"], chosen, order, truncate, whole_if_fits)
+        return _select(
+            self,
+            opts["budget"],
+            chosen,
+            order,
+            truncate,
+            whole_if_fits,
+            pin=pin,
+            reserve=opts["reserve"],
+            on_pin_overflow=on_pin_overflow,
+        )
 
     def stats(self, budget: int) -> DocumentStats:
         """Route statistics of this document at ``budget`` (what a router reads).
@@ -199,7 +255,7 @@ class PreparedDocument:
 
 
 def prepare(
-    text: str,
+    documents: Documents,
     *,
     tokenizer: str | Tokenizer = "o200k_base",
     unitizer: str | Unitizer = "sentence",
@@ -209,9 +265,11 @@ def prepare(
     section_weights: Mapping[str, float] | None = None,
     unitizer_options: Mapping[str, Any] | None = None,
     dense_limit: int = DENSE_LIMIT,
+    document_header: str | None = "[{id}]",
+    document_separator: str = "\n",
 ) -> PreparedDocument:
-    """Unitize ``text``, count every segment with ``tokenizer`` and compute relevance (to
-    ``query``, else to the document centroid) and similarities. See :func:`build_context`."""
+    """Unitize ``documents``, count every segment with ``tokenizer`` and compute relevance (to
+    ``query``, else to the centroid of all units) and similarities. See :func:`build_context`."""
     opts = _check(
         "prepare",
         tokenizer=tokenizer,
@@ -222,12 +280,30 @@ def prepare(
         section_weights=section_weights,
         unitizer_options=unitizer_options,
         dense_limit=dense_limit,
+        document_header=document_header,
+        document_separator=document_separator,
     )
-    return _prepare(text, **opts)
+    check_header_template(document_header)
+    return _prepare(documents, **opts)
+
+
+def _validate_documents(documents: object) -> tuple[str | None, list[Document] | None]:
+    """One plain string (today's single-document path) or a list of checked documents."""
+    if isinstance(documents, str):
+        return validate_text(documents), None
+    if isinstance(documents, bytes | bytearray):
+        validate_text(documents)  # the bytes error, with its fix
+    docs = normalise_documents(documents)
+    for i, d in enumerate(docs):
+        try:
+            validate_text(d.text)
+        except InputError as exc:
+            raise InputError(f"documents[{i}]: {exc}", parameter="documents", value=i) from None
+    return None, docs
 
 
 def _prepare(
-    text: str,
+    documents: Documents,
     *,
     tokenizer: str | Tokenizer,
     unitizer: str | Unitizer,
@@ -237,10 +313,12 @@ def _prepare(
     section_weights: Mapping[str, float] | None,
     unitizer_options: Mapping[str, Any] | None,
     dense_limit: int,
+    document_header: str | None = "[{id}]",
+    document_separator: str = "\n",
 ) -> PreparedDocument:
     """:func:`prepare` once its options are checked."""
     t_start = time.perf_counter()
-    text = validate_text(text)
+    text, docs = _validate_documents(documents)
     if query is not None and not query.strip():
         query = None
     tok = get_tokenizer(tokenizer)
@@ -250,14 +328,49 @@ def _prepare(
     params = {"unitizer": unit.params(), "representation": rep.params()}
     timings: dict[str, float] = {}
 
+    def unitize(t: str) -> Segmentation:
+        return unit.unitize(t) if t.strip() else Segmentation(t, (), (), unit.name)
+
     t = time.perf_counter()
-    seg = unit.unitize(text) if text.strip() else Segmentation(text, (), (), unit.name)
+    layout: DocumentLayout | None = None
+    header_texts: tuple[str, ...] = ()
+    if docs is None:
+        assert text is not None
+        seg = unitize(text)
+        unit_segments = tuple(u.segments for u in seg.units)
+        local_units = seg.units
+        overlapping = seg.overlapping
+        sections = unit_sections(seg)
+    else:
+        segs = [unitize(d.text) for d in docs]
+        comb = combine(
+            docs,
+            segs,
+            separator=separator,
+            header=document_header,
+            document_separator=document_separator,
+            unitizer=unit.name,
+        )
+        seg, layout, header_texts = comb.segmentation, comb.layout, comb.header_texts
+        text = seg.document
+        unit_segments = comb.unit_segments
+        overlapping = seg.overlapping or bool(header_texts)
+        local_units = tuple(
+            replace(u, id=gid)
+            for s, ids in zip(segs, comb.document_units, strict=True)
+            for u, gid in zip(s.units, ids, strict=True)
+        )
+        sections = [labs for s in segs for labs in unit_sections(s)]
     timings["unitize"] = _ms(t)
     t = time.perf_counter()
     seg_costs = np.asarray(
-        tok.count_batch([s.text + separator for s in seg.segments]), dtype=np.int64
+        tok.count_batch([s.text + separator for s in seg.segments] + list(header_texts)),
+        dtype=np.int64,
     )
     doc_tokens = tok.count(text)
+    documents_tokens = (
+        (doc_tokens,) if docs is None else tuple(tok.count_batch([d.text for d in docs]))
+    )
     timings["count"] = _ms(t)
     t = time.perf_counter()
     if seg.units:
@@ -289,11 +402,17 @@ def _prepare(
         names=names,
         params=params,
         timings_ms=timings,
+        unit_segments=unit_segments,
+        overlapping=overlapping,
+        layout=layout,
+        local_units=local_units,
+        documents_tokens=documents_tokens,
+        unit_sections=tuple(sections),
     )
 
 
 def build_context(
-    text: str,
+    documents: Documents,
     budget: int,
     *,
     tokenizer: str | Tokenizer = "o200k_base",
@@ -308,14 +427,33 @@ def build_context(
     selector_options: Mapping[str, Any] | None = None,
     unitizer_options: Mapping[str, Any] | None = None,
     dense_limit: int = DENSE_LIMIT,
+    pin: Pin | Sequence[Pin] | None = None,
+    reserve: int = 0,
+    on_pin_overflow: Literal["rank", "error"] = "rank",
+    document_header: str | None = "[{id}]",
+    document_separator: str = "\n",
 ) -> Context:
-    """Select the units of ``text`` that best fit ``budget`` tokens and render them.
+    """Select the units of ``documents`` that best fit ``budget`` tokens and render them.
 
     The rendered context, separators included, counted with ``tokenizer``, is never above
-    ``budget``. Relevance is measured against ``query`` when given, else the document
-    centroid; nothing here ever sees a reference summary. ``selector="auto"`` lets the
-    bundled router choose from the budget and the document's statistics (``Context.route``
-    says what it chose and why); a router instance (``load_router(path)``) works the same.
+    ``budget - reserve``. Relevance is measured against ``query`` when given, else the
+    centroid of all units; nothing here ever sees a reference summary. ``selector="auto"``
+    lets the bundled router choose from the budget and the statistics of the units
+    (``Context.route`` says what it chose and why); a router instance works the same.
+
+    ``documents`` is one text, or a list of texts / :class:`Document`. Units never cross
+    documents; selection is one knapsack over all units; the context renders the documents
+    that kept something in input order, each as ``header + separator + its units joined by
+    separator``, two documents joined by ``separator + document_separator``. ``document_header``
+    is a format string with ``{id}`` (the document's id, else its 1-based number), ``{index}``
+    and ``{number}``; None for none. Headers and separators count against the budget.
+
+    ``pin`` keeps units whatever the selector thinks: section names (case-insensitive),
+    regexes over unit text (:func:`pin_regex`), unit ids, or a callable ``(unit) -> bool``.
+    Their tokens come off the budget first; the selector fills what is left (its redundancy
+    terms do not see the pinned units). When the pinned units alone exceed the budget,
+    ``on_pin_overflow="rank"`` keeps the most relevant ones that fit and says so in
+    ``Context.notes``; ``"error"`` raises. ``reserve`` keeps that many tokens of the budget free.
 
     >>> ctx = build_context("CHIEF COMPLAINT: Chest pain. Troponin negative x2.", budget=9,
     ...                     selector="lead")
@@ -323,6 +461,14 @@ def build_context(
     'CHIEF COMPLAINT: Chest pain.'
     >>> ctx.units[0].spans
     ((0, 28),)
+    >>> notes = [Document("ALLERGIES: penicillin.\\nHISTORY: Knee pain for a week.", id="gp"),
+    ...          Document("Admitted with chest pain. Troponin negative.", id="ed")]
+    >>> print(build_context(notes, budget=22, pin="allergies", query="chest pain").text)
+    [gp]
+    ALLERGIES: penicillin.
+    <BLANKLINE>
+    [ed]
+    Admitted with chest pain.
     """
     # Validate every argument and resolve the selector before the expensive preparation.
     opts = _check(
@@ -340,13 +486,52 @@ def build_context(
         section_weights=section_weights,
         unitizer_options=unitizer_options,
         dense_limit=dense_limit,
+        reserve=reserve,
+        on_pin_overflow=on_pin_overflow,
+        document_header=document_header,
+        document_separator=document_separator,
     )
+    _check_reserve(opts["budget"], opts["reserve"])
+    check_header_template(document_header)
+    if order != "document" and not isinstance(documents, str):
+        _check_order(order, "several")
     chosen = _resolve_selector(selector, opts.pop("selector_options"))
     budget = opts.pop("budget")
-    for name in ("order", "truncate", "selector"):
+    reserve = opts.pop("reserve")
+    for name in ("order", "truncate", "selector", "on_pin_overflow"):
         del opts[name]
-    doc = _prepare(text, **opts)
-    return _select(doc, budget, chosen, order, truncate, whole_if_fits=True)
+    doc = _prepare(documents, **opts)
+    return _select(
+        doc,
+        budget,
+        chosen,
+        order,
+        truncate,
+        whole_if_fits=True,
+        pin=pin,
+        reserve=reserve,
+        on_pin_overflow=on_pin_overflow,
+    )
+
+
+def _check_reserve(budget: int, reserve: int) -> None:
+    if reserve >= budget:
+        raise InvalidParameterError(
+            f"The 'reserve' parameter must be smaller than the budget ({budget}). Got {reserve} "
+            "instead; nothing would be left for the context. Lower reserve or raise the budget.",
+            parameter="reserve",
+            value=reserve,
+        )
+
+
+def _check_order(order: str, layout: object) -> None:
+    if order != "document" and layout is not None:
+        raise InvalidParameterError(
+            f"order={order!r} is not supported with several documents: the context is grouped "
+            "by document, in input order. Use order='document'.",
+            parameter="order",
+            value=order,
+        )
 
 
 def _resolve_selector(
@@ -373,13 +558,13 @@ def _resolve_selector(
 
 def _problem(doc: PreparedDocument, budget: int) -> SelectionProblem:
     return SelectionProblem(
-        unit_segments=tuple(u.segments for u in doc.segmentation.units),
+        unit_segments=doc.unit_segments,
         segment_costs=doc.segment_costs,
         features=doc.features,
         # Costs include one separator per segment, the last one too: it is not rendered, but
         # ".\n" is often a single token, so counting it is what keeps repairs rare.
         capacity=budget,
-        overlapping=doc.segmentation.overlapping,
+        overlapping=doc.overlapping,
     )
 
 
@@ -410,6 +595,129 @@ def _route(
     return get_selector(name, **options), route
 
 
+def _select_pinned(
+    sel: Selector,
+    problem: SelectionProblem,
+    pinned: Sequence[int],
+    on_pin_overflow: str,
+) -> tuple[list[int], Selection, list[str]]:
+    """Keep the pinned units first (most relevant first while they fit), then let ``sel``
+    choose among the other units in the budget they leave.
+
+    Returns the kept pinned units, the selector's choice in the problem's unit ids, and notes.
+    """
+    if not pinned:
+        return [], sel.select(problem), []
+    tracker = problem.tracker()
+    relevance = problem.relevance
+    ranked = sorted(pinned, key=lambda u: (-relevance[u], u))
+    kept: list[int] = []
+    left_out: list[int] = []
+    for u in ranked:
+        if tracker.fits(u):
+            tracker.add(u)
+            kept.append(u)
+        else:
+            left_out.append(u)
+    notes: list[str] = []
+    if left_out:
+        need = int(sum(problem.unit_costs[u] for u in pinned))
+        if on_pin_overflow == "error":
+            raise InputError(
+                f"The pinned units need about {need} tokens but the budget leaves "
+                f"{problem.capacity}: {len(pinned)} units are pinned. Raise the budget, lower "
+                "reserve, pin less, or pass on_pin_overflow='rank' to keep the most relevant "
+                "pinned units that fit.",
+                parameter="pin",
+                value=need,
+            )
+        notes.append(
+            f"pinned units need about {need} tokens, more than the {problem.capacity} "
+            f"available: kept {len(kept)} of {len(pinned)} pinned units, most relevant first "
+            f"(left out: {sorted(left_out)})"
+        )
+    pinned_set = set(pinned)
+    rest = [
+        u
+        for u in range(problem.n)
+        if u not in pinned_set and not tracker.is_selected[u] and tracker.marginal[u] > 0
+    ]
+    if not rest or tracker.remaining <= 0:
+        return kept, Selection((), ()), notes
+    covered = sorted({s for u in kept for s in problem.unit_segments[u]})
+    costs = problem.segment_costs.copy()
+    costs[covered] = 0  # already paid by the pinned units (shared headers, window overlaps)
+    sub = SelectionProblem(
+        unit_segments=tuple(problem.unit_segments[u] for u in rest),
+        segment_costs=costs,
+        features=subset_features(problem.features, rest),
+        capacity=int(tracker.remaining),
+        overlapping=problem.overlapping,
+    )
+    chosen = sel.select(sub)
+    mapped = Selection(
+        order=tuple(rest[i] for i in chosen.order),
+        gains=chosen.gains,
+        overflow=rest[chosen.overflow] if chosen.overflow is not None else None,
+        objective=chosen.objective,
+        note=chosen.note,
+    )
+    return kept, mapped, notes
+
+
+def _summaries(
+    doc: PreparedDocument, pieces: Sequence[Piece], kept: Sequence[int], whole: bool
+) -> tuple[DocumentSummary, ...]:
+    """Per input document: what it had and what it gave to the context."""
+    layout = doc.layout
+    seg = doc.segmentation
+    if layout is None:
+        text = (
+            doc.text if whole else doc.separator.join(seg.document[p.start : p.end] for p in pieces)
+        )
+        kept_tokens = doc.document_tokens if whole else doc.tokenizer.count(text)
+        return (
+            DocumentSummary(
+                index=0,
+                id=None,
+                tokens=doc.document_tokens,
+                tokens_kept=kept_tokens,
+                units=len(seg.units),
+                units_kept=len(kept),
+                text=text,
+            ),
+        )
+    n_docs = len(layout.documents)
+    parts: list[list[str]] = [[] for _ in range(n_docs)]
+    for p in pieces:
+        parts[layout.document_of(p.start)].append(seg.document[p.start : p.end])
+    n_units = [0] * n_docs
+    n_kept = [0] * n_docs
+    for u in seg.units:
+        n_units[layout.document_of(u.spans[0][0])] += 1
+    for uid in kept:
+        n_kept[layout.document_of(seg.units[uid].spans[0][0])] += 1
+    if whole:
+        texts = [d.text if n_units[i] else "" for i, d in enumerate(layout.documents)]
+        counts = [doc.documents_tokens[i] if n_units[i] else 0 for i in range(n_docs)]
+    else:
+        texts = [doc.separator.join(p) for p in parts]
+        counts = doc.tokenizer.count_batch(texts)
+    return tuple(
+        DocumentSummary(
+            index=i,
+            id=d.id,
+            tokens=doc.documents_tokens[i],
+            tokens_kept=int(counts[i]),
+            units=n_units[i],
+            units_kept=n_kept[i],
+            text=texts[i],
+            metadata=d.metadata,
+        )
+        for i, d in enumerate(layout.documents)
+    )
+
+
 def _select(
     doc: PreparedDocument,
     budget: int,
@@ -417,20 +725,31 @@ def _select(
     order: Literal["document", "selection"],
     truncate: bool,
     whole_if_fits: bool,
+    *,
+    pin: Pin | Sequence[Pin] | None = None,
+    reserve: int = 0,
+    on_pin_overflow: str = "rank",
 ) -> Context:
     t_start = time.perf_counter()
-    problem = _problem(doc, budget)
+    capacity = budget - reserve
+    problem = _problem(doc, capacity)
     stats = _stats(doc, problem)
     route: RouteDecision | None = None
     if isinstance(chosen, Router):
-        sel, route = _route(chosen, doc, stats, budget)
+        sel, route = _route(chosen, doc, stats, capacity)
     else:
         sel = chosen
-    seg, tok, separator = doc.segmentation, doc.tokenizer, doc.separator
+    seg, tok, separator, layout = doc.segmentation, doc.tokenizer, doc.separator, doc.layout
     relevance = doc.features.relevance
     timings = {k: v for k, v in doc.timings_ms.items() if k != "prepare"}
+    pinned = (
+        pinned_units(pin, seg.units, sections=doc.unit_sections, local_units=doc.local_units)
+        if pin is not None
+        else []
+    )
     common: dict[str, Any] = {
         "budget": budget,
+        "reserve": reserve,
         "separator": separator,
         "query": doc.query,
         "params": {"selector": sel.params(), **doc.params},
@@ -453,16 +772,19 @@ def _select(
             tokens_used=0,
             units=(),
             excluded=(),
-            reason="empty input: the document has no non-whitespace text",
+            reason="empty input: "
+            + ("the document has" if layout is None else "the documents have")
+            + " no non-whitespace text",
             timings_ms=timings,
+            documents=_summaries(doc, (), (), whole=False),
             **common,
         )
 
-    if whole_if_fits and doc.document_tokens <= budget:
-        # Nothing to cut: send the document verbatim, every unit kept (and credited with
+    if whole_if_fits and doc.document_tokens <= capacity:
+        # Nothing to cut: send everything verbatim, every unit kept (and credited with
         # the segments it holds first).
         ids = [u.id for u in seg.units]
-        _, pieces = render(seg, ids, separator, "document")
+        _, pieces = render(seg, ids, separator, "document", layout=layout)
         kept = selected_units(
             seg,
             pieces,
@@ -471,31 +793,44 @@ def _select(
             kept=ids,
             gains={},
             ranks={u: u for u in ids},
+            layout=layout,
+            pinned=frozenset(pinned),
         )
         timings["total"] = total()
+        what = "document fits" if layout is None else "documents fit"
         return Context(
             text=doc.text,
             tokens_used=doc.document_tokens,
             units=kept,
             excluded=(),
-            reason="document fits the budget: sent whole and verbatim",
+            reason=f"{what} the budget: sent whole and verbatim",
             timings_ms=timings,
+            documents=_summaries(doc, pieces, ids, whole=True),
             **common,
         )
 
     t = time.perf_counter()
-    selection = sel.select(problem)
+    first, selection, pin_notes = _select_pinned(sel, problem, pinned, on_pin_overflow)
     timings["select"] = _ms(t)
     t = time.perf_counter()
     out = fit_budget(
-        seg, selection, problem, tok, separator=separator, order=order, truncate=truncate
+        seg,
+        selection,
+        problem,
+        tok,
+        separator=separator,
+        order=order,
+        truncate=truncate,
+        layout=layout,
+        first=first,
     )
     timings["render"] = _ms(t)
-    ranks = {u: k for k, u in enumerate(selection.order)}
+    ranks = {u: k for k, u in enumerate([*first, *selection.order])}
     kept_ids = list(out.chosen)
     if out.truncated is not None:
         kept_ids.append(out.truncated[0])
         ranks[out.truncated[0]] = out.truncated[1]
+    kept_set = set(kept_ids)
     units = selected_units(
         seg,
         out.pieces,
@@ -505,18 +840,20 @@ def _select(
         gains=dict(zip(selection.order, selection.gains, strict=True)),
         ranks=ranks,
         truncated=out.truncated[0] if out.truncated is not None else None,
+        layout=layout,
+        pinned=frozenset(u for u in first if u in kept_set),
     )
-    kept_set = set(kept_ids)
-    notes = ([selection.note] if selection.note else []) + list(out.notes)
+    notes = pin_notes + ([selection.note] if selection.note else []) + list(out.notes)
     timings["total"] = total()
     return Context(
         text=out.text,
         tokens_used=out.tokens,
         units=units,
         excluded=tuple(u.id for u in seg.units if u.id not in kept_set),
-        reason=None if units else _empty_reason(seg, tok, budget, truncate),
+        reason=None if units else _empty_reason(seg, tok, capacity, truncate),
         notes=tuple(notes),
         timings_ms=timings,
+        documents=_summaries(doc, out.pieces, kept_ids, whole=False),
         **common,
     )
 

@@ -24,6 +24,7 @@ from budgetctx.representations._features import (
     UnitFeatures,
     build_features,
     psd_project,
+    subset_features,
 )
 from budgetctx.representations._tfidf import TfidfRepresentation
 
@@ -47,4 +48,5 @@ __all__ = [
     "list_representations",
     "psd_project",
     "register_representation",
+    "subset_features",
 ]

@@ -41,6 +41,7 @@ __all__ = [
     "UnitFeatures",
     "build_features",
     "psd_project",
+    "subset_features",
 ]
 
 DENSE_LIMIT = 4096
@@ -464,3 +465,34 @@ def build_features(
     else:
         kernel = SparseKernel(X, top_k=top_k)
     return UnitFeatures(relevance=r, kernel=kernel, relevance_source=source, X=X)
+
+
+def subset_features(features: UnitFeatures, idx: Sequence[int] | IntArray) -> UnitFeatures:
+    """The features of the units ``idx`` only (relevance, similarities and ``X`` restricted),
+    e.g. what is left to select once pinned units are kept.
+
+    >>> f = UnitFeatures.from_kernel(np.eye(3), [0.1, 0.2, 0.3])
+    >>> subset_features(f, [2, 0]).relevance.tolist()
+    [0.3, 0.1]
+    """
+    rows = np.asarray(idx, dtype=np.int64)
+    kernel: Kernel
+    old = features.kernel
+    if isinstance(old, DenseKernel):
+        kernel = DenseKernel(old.G[np.ix_(rows, rows)])
+    elif isinstance(old, SparseKernel):
+        kernel = SparseKernel(old.X[rows], top_k=old.top_k)
+    else:
+        raise InvalidParameterError(
+            f"Cannot restrict a {type(old).__name__} to a subset of units; pinning needs a "
+            "DenseKernel or a SparseKernel. Drop the pins, or use a built-in representation.",
+            parameter="pin",
+            value=type(old).__name__,
+        )
+    X = features.X[rows] if features.X is not None else None
+    return UnitFeatures(
+        relevance=features.relevance[rows],
+        kernel=kernel,
+        relevance_source=features.relevance_source,
+        X=X,
+    )
