@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from budgetctx import InputError, build_context, list_selectors, list_unitizers
+from budgetctx import Document, InputError, build_context, list_selectors, list_unitizers
 from budgetctx._html import render_html, viewer_html
 from budgetctx.cli import app
 
@@ -67,7 +67,7 @@ def test_data_is_one_inert_json_element_that_round_trips() -> None:
     assert [attrs.get("type") for attrs, _ in scripts] == ["application/json", None, None]
     assert "</script><script>window" not in page
     data = json.loads(scripts[0][1])
-    assert data["documents"] == [{"text": NOTE}]
+    assert data["documents"] == [{"text": NOTE, "id": None}]
     assert data["context"] == json.loads(json.dumps(ctx.to_dict()))
 
 
@@ -103,12 +103,22 @@ def test_non_finite_scores_become_null() -> None:
     assert data["context"]["units"][0]["relevance"] is None
 
 
-def test_wrong_number_of_documents_is_an_input_error() -> None:
+def test_several_documents_keep_their_ids() -> None:
+    docs = [Document(NOTE, id="ed-note", metadata={"mrn": "x"}), "Echo normal. Patient stable."]
+    ctx = build_context(docs, 60)
+    data = json.loads(_scripts(render_html(ctx, docs))[0][1])
+    assert data["documents"] == [
+        {"text": NOTE, "id": "ed-note"},
+        {"text": "Echo normal. Patient stable.", "id": None},
+    ]
+
+
+def test_wrong_documents_are_input_errors() -> None:
     ctx = build_context(NOTE, 30)
-    with pytest.raises(InputError, match=r"got 2 document\(s\).*same documents"):
+    with pytest.raises(InputError, match=r"got 2 document\(s\) for a context built from 1"):
         render_html(ctx, [NOTE, NOTE])
-    with pytest.raises(InputError, match="str or Document, got int"):
-        render_html(ctx, [3])
+    with pytest.raises(InputError, match=r"documents\[0\] is 3 \(int\)"):
+        render_html(ctx, [3])  # type: ignore[list-item]
 
 
 def test_viewer_form_offers_every_selector_and_unitizer() -> None:
@@ -131,7 +141,7 @@ def test_cli_select_html_writes_the_view(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert f"written to {out}" in result.stderr
     data = json.loads(_scripts(out.read_text(encoding="utf-8"))[0][1])
-    assert data["documents"] == [{"text": NOTE}]
+    assert data["documents"] == [{"text": NOTE, "id": None}]
     assert data["context"]["text"] == result.stdout.rstrip("\n")
     assert data["context"]["tokens_used"] <= 30
 

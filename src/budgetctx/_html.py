@@ -18,6 +18,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from budgetctx._documents import Document, normalise_documents
 from budgetctx._errors import InputError
 from budgetctx.context import Context
 
@@ -67,25 +68,12 @@ def _csp_hash(script: str) -> str:
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
 
 
-def _document_entry(document: Any) -> dict[str, Any]:
-    if isinstance(document, str):
-        return {"text": document}
-    text = getattr(document, "text", None)
-    if not isinstance(text, str):
-        raise InputError(
-            f"render_html takes documents as str or Document, got {type(document).__name__}; "
-            "pass the texts given to build_context, in the same order.",
-            parameter="documents",
-            value=type(document).__name__,
-        )
-    return {"text": text, "id": getattr(document, "id", None)}
-
-
-def render_html(context: Context, documents: str | Any | Sequence[str | Any]) -> str:
+def render_html(context: Context, documents: str | Document | Sequence[str | Document]) -> str:
     """One self-contained HTML page showing ``context`` over its ``documents``.
 
     ``documents`` is what was given to :func:`~budgetctx.build_context` (a str, a
-    ``Document``, or a sequence of them). Kept units are highlighted by rank, excluded text is
+    :class:`~budgetctx.Document`, or a sequence of them); each gets its own section when
+    there are several. Kept units are highlighted by rank, excluded text is
     dimmed, and hovering a unit shows its relevance, gain and tokens. Nothing is fetched: the
     renderer, its style and the data are inlined, and a Content-Security-Policy allows only
     the page's own two scripts.
@@ -96,16 +84,16 @@ def render_html(context: Context, documents: str | Any | Sequence[str | Any]) ->
     >>> page.startswith("<!DOCTYPE html>") and "Troponin negative" in page
     True
     """
-    items = [documents] if isinstance(documents, str) or hasattr(documents, "text") else documents
-    entries = [_document_entry(d) for d in items]
-    n_docs = len(context.documents) if hasattr(context, "documents") else 1
-    if len(entries) != n_docs:
+    docs = normalise_documents(documents)
+    if len(docs) != len(context.documents):
         raise InputError(
-            f"render_html got {len(entries)} document(s) for a context built from {n_docs}; "
-            "pass the same documents that were given to build_context.",
+            f"render_html got {len(docs)} document(s) for a context built from "
+            f"{len(context.documents)}; pass the documents given to build_context, in order.",
             parameter="documents",
-            value=len(entries),
+            value=len(docs),
         )
+    # Only the text and id: the id labels a section; metadata is the caller's and stays out.
+    entries = [{"text": d.text, "id": d.id} for d in docs]
     data = json.dumps(
         _finite({"documents": entries, "context": context.to_dict()}),
         ensure_ascii=False,

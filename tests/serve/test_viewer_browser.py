@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from budgetctx import build_context, get_tokenizer
+from budgetctx import Document, build_context, get_tokenizer
+from budgetctx._html import render_html
 from budgetctx.cli import app as cli_app
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -147,6 +148,34 @@ def test_html_file_shows_the_route_when_auto(page: Any, tmp_path: Path) -> None:
     assert page.errors == []
 
 
+def test_html_file_has_a_section_per_document(page: Any, tmp_path: Path) -> None:
+    echo = "ECHO: Ejection fraction 55%. No wall motion abnormality. Troponin negative."
+    docs = [Document(NOTE, id="ed-note"), Document(echo, id="echo")]
+    ctx = build_context(docs, 70, query="troponin")
+    assert {u.document for u in ctx.units} == {0, 1}
+    out = tmp_path / "two.html"
+    out.write_text(render_html(ctx, docs), encoding="utf-8")
+    page.goto(out.as_uri())
+    sections = page.locator("section.bc-doc")
+    assert sections.count() == 2
+    for d, (doc, summary) in enumerate(zip(docs, ctx.documents, strict=True)):
+        section = sections.nth(d)
+        heading = section.locator("h3").text_content()
+        assert heading.startswith(doc.id or "")
+        assert f"{summary.tokens_kept} of {summary.tokens} tokens" in heading
+        assert section.locator(".bc-text").text_content() == doc.text
+        marks = section.locator("mark.bc-unit").evaluate_all(
+            "ms => ms.map(m => [Number(m.dataset.unit), m.textContent])"
+        )
+        expected = sorted(
+            ([u.id, doc.text[a:b]] for u in ctx.units if u.document == d for a, b in u.spans),
+            key=lambda e: doc.text.index(e[1]),
+        )
+        assert marks == expected
+    assert page.locator(".bc-context-text").text_content() == ctx.text
+    assert page.errors == []
+
+
 # -- the served viewer -----------------------------------------------------------------------
 
 
@@ -163,7 +192,7 @@ def _stand_in_app() -> Any:
     fastapi = pytest.importorskip("fastapi", reason="fastapi is not installed (extra 'serve')")
     from fastapi.responses import HTMLResponse, JSONResponse
 
-    from budgetctx import BudgetCtxError
+    from budgetctx import BudgetCtxError, pin_regex
     from budgetctx._html import viewer_html
 
     api = fastapi.FastAPI()
@@ -174,11 +203,10 @@ def _stand_in_app() -> Any:
 
     @api.post("/v1/context")
     def context(body: dict[str, Any]) -> Any:
-        docs = body.pop("documents")
-        body.pop("pin_sections", None)
-        body.pop("pin_regex", None)
+        docs = [Document(**d) for d in body.pop("documents")]
+        pins = body.pop("pin_sections", []) + [pin_regex(p) for p in body.pop("pin_regex", [])]
         try:
-            ctx = build_context(docs[0]["text"], body.pop("budget"), **body)
+            ctx = build_context(docs, body.pop("budget"), pin=pins or None, **body)
         except BudgetCtxError as exc:
             return JSONResponse({"error": str(exc)}, status_code=422)
         return ctx.to_dict()
@@ -216,7 +244,7 @@ def test_served_viewer_builds_and_renders_a_context(page: Any, server_url: str) 
     assert budget == 35 and 0 < used <= budget
     assert page.locator("#bc-status").text_content() == f"done: {used} / {budget} tokens"
     # The answer rendered is the library's: same units, same count in the chosen tokenizer.
-    ctx = build_context(NOTE, 35, selector="auto", query="troponin")
+    ctx = build_context([Document(NOTE)], 35, selector="auto", query="troponin")
     assert used == ctx.tokens_used == get_tokenizer("o200k_base").count(ctx.text)
     shown = {
         int(m)
@@ -227,6 +255,28 @@ def test_served_viewer_builds_and_renders_a_context(page: Any, server_url: str) 
     assert shown == set(ctx.kept_ids)
     assert ctx.route is not None and ctx.route.reason in page.locator(".bc-route").text_content()
     _assert_no_xss(page)
+    assert page.errors == []
+
+
+def test_served_viewer_sends_pins_and_reserve(page: Any, server_url: str) -> None:
+    page.goto(server_url)
+    page.fill("#bc-text", NOTE)
+    page.fill("#bc-budget", "60")
+    page.fill("#bc-reserve", "5")
+    page.select_option("#bc-selector", "lead")
+    page.fill("#bc-pin-sections", "allergies")
+    page.fill("#bc-pin-regex", "(?i)cardiology")
+    page.click("#bc-submit")
+    page.wait_for_selector("mark.bc-unit[data-unit]")
+    used, budget = _tokens_line(page)
+    assert budget == 60 and 0 < used <= budget - 5
+    assert "(reserve 5)" in page.locator(".bc-tokens").text_content()
+    pinned = page.locator("mark.bc-pinned").evaluate_all("ms => ms.map(m => m.textContent)")
+    assert pinned == [
+        "ALLERGIES: Penicillin (rash).",
+        "PLAN: Discharged home with aspirin and follow-up in cardiology clinic in one week.",
+    ]
+    assert page.locator("mark.bc-pinned").first.get_attribute("title").endswith("pinned")
     assert page.errors == []
 
 
