@@ -1,0 +1,429 @@
+"""``create_app``: the HTTP API and the OpenAI-compatible proxy, on FastAPI.
+
+Routes: ``POST /v1/context`` (one document or a list), ``POST /v1/contexts`` (a batch),
+``POST /v1/chat/completions`` (count, condense over budget, forward), ``GET
+/v1/provenance/{id}``, ``GET /healthz``, ``GET /metrics`` and ``GET /`` (the viewer page).
+Selection runs in a worker thread under the configured timeout, so the event loop keeps
+serving other requests while one document is being condensed.
+
+>>> from budgetctx.serve import ServeConfig, create_app
+>>> app = create_app(ServeConfig(provenance_size=0))
+>>> sorted(r.path for r in app.routes if r.path.startswith("/v1/"))
+['/v1/chat/completions', '/v1/context', '/v1/contexts', '/v1/provenance/{id}']
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+from fastapi import FastAPI, Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from budgetctx._errors import BudgetCtxError
+from budgetctx._version import __version__
+from budgetctx.pipeline import build_context
+from budgetctx.serve._config import ServeConfig
+from budgetctx.serve._logging import LOGGER, log_event
+from budgetctx.serve._metrics import CONTENT_TYPE, Metrics
+from budgetctx.serve._models import ModelTarget, Resolver
+from budgetctx.serve._problems import ApiError, bad_parameter, from_library
+from budgetctx.serve._provenance import ProvenanceStore
+from budgetctx.serve._proxy import Upstream
+from budgetctx.serve._requests import ContextRequest, parse_context_request
+
+__all__ = ["create_app"]
+
+T = TypeVar("T")
+
+_ROUTES = (
+    "/",
+    "/healthz",
+    "/metrics",
+    "/v1/context",
+    "/v1/contexts",
+    "/v1/chat/completions",
+)
+_BUDGET_HEADER = "x-budgetctx-budget"
+
+
+class _State:
+    """What the handlers share: configuration, tokenizers, provenance, metrics, upstream."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.resolver = Resolver(config)
+        self.store = ProvenanceStore(size=config.provenance_size)
+        self.metrics = Metrics()
+        self.upstream = Upstream(config.upstream) if config.upstream is not None else None
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """``work()`` in a worker thread, abandoned with a 503 past the selection timeout."""
+        timeout = self.config.limits.selection_timeout_s
+        try:
+            with anyio.fail_after(timeout):
+                return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        except TimeoutError:
+            raise ApiError(
+                503,
+                f"Selection took longer than {timeout:g} s and was abandoned; send a shorter "
+                "document or a smaller request, choose a faster selector (e.g. 'lead'), or "
+                "raise limits.selection_timeout_s.",
+                headers={"retry-after": "1"},
+                kind="selection_timeout",
+            ) from None
+
+    async def body(self, request: Request) -> Any:
+        """The request's JSON, read up to the body limit (413 beyond it, 400 if not JSON)."""
+        limit = self.config.limits.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise _too_large(int(declared), limit)
+        data = bytearray()
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > limit:
+                raise _too_large(len(data), limit)
+        try:
+            return json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise ApiError(
+                400,
+                f"The request body is not valid JSON ({exc.msg} at byte {exc.pos}); send a JSON "
+                "object with content-type application/json.",
+                kind="not_json",
+            ) from None
+        except UnicodeDecodeError as exc:
+            raise ApiError(
+                400,
+                f"The request body is not UTF-8 (bad byte at offset {exc.start}); send UTF-8 JSON.",
+                kind="not_utf8",
+            ) from None
+
+
+def _too_large(size: int, limit: int) -> ApiError:
+    return ApiError(
+        413,
+        f"The request body has at least {size} bytes; this server takes at most {limit}. Send "
+        "fewer or shorter documents, or raise limits.max_body_bytes.",
+        parameter="body",
+        value=size,
+        kind="body_too_large",
+    )
+
+
+def _route(path: str) -> str:
+    if path.startswith("/v1/provenance/"):
+        return "/v1/provenance/{id}"
+    return path if path in _ROUTES else "other"
+
+
+class _Observe:
+    """Request id, latency, metrics and one log line per request; a crash becomes a 500.
+
+    Starlette's own last-resort handler would log the exception with its message, which may
+    quote the request; this one logs only the exception's class.
+    """
+
+    def __init__(self, app: ASGIApp, state: _State) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        request_id = uuid.uuid4().hex[:16]
+        route = _route(scope["path"])
+        status = 500
+        started = False
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal status, started
+            if message["type"] == "http.response.start":
+                started = True
+                status = int(message["status"])
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+                self.state.metrics.latency.labels(route).observe(time.perf_counter() - start)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        except Exception as exc:
+            log_event(
+                LOGGER,
+                "error",
+                level=40,
+                request_id=request_id,
+                route=route,
+                exc=type(exc).__name__,
+            )
+            if not started:
+                err = ApiError(500, "Internal error; the server logged its class, not its text.")
+                await err.response()(scope, receive, send_wrapper)
+        finally:
+            self.state.metrics.requests.labels(route, str(status)).inc()
+            log_event(
+                LOGGER,
+                "request",
+                request_id=request_id,
+                method=scope["method"],
+                route=route,
+                status=status,
+                ms=round((time.perf_counter() - start) * 1000.0, 2),
+            )
+
+
+def create_app(config: ServeConfig | None = None) -> FastAPI:
+    """The budgetctx HTTP app (run it with uvicorn, or ``budgetctx serve``)."""
+    state = _State(config if config is not None else ServeConfig())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if state.upstream is not None:
+            await state.upstream.aclose()
+
+    # No /docs pages: they load their scripts from a CDN, and the server must work offline.
+    app = FastAPI(
+        title="budgetctx",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.budgetctx = state
+    app.add_middleware(_Observe, state=state)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> Response:
+        log_event(
+            LOGGER,
+            "refused",
+            level=30,
+            route=_route(request.url.path),
+            status=exc.status,
+            kind=exc.kind,
+        )
+        return exc.response()
+
+    @app.exception_handler(BudgetCtxError)
+    async def _library_error(request: Request, exc: BudgetCtxError) -> Response:
+        return await _api_error(request, from_library(exc))
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "version": __version__,
+            "upstream": state.upstream is not None,
+            "provenance": state.store.enabled,
+        }
+
+    @app.get("/metrics")
+    async def metrics() -> Response:
+        return Response(state.metrics.render(), media_type=CONTENT_TYPE)
+
+    @app.get("/")
+    async def viewer() -> HTMLResponse:
+        page = resources.files("budgetctx.serve").joinpath("static", "viewer.html")
+        return HTMLResponse(page.read_text(encoding="utf-8"))
+
+    @app.get("/v1/provenance/{id}")
+    async def provenance(id: str) -> JSONResponse:
+        record = state.store.get(id)
+        if record is None:
+            why = (
+                f"it expired (the store keeps the last {state.store.size} records) or never existed"
+                if state.store.enabled
+                else "this server keeps no provenance (provenance_size = 0)"
+            )
+            raise ApiError(
+                404,
+                f"No provenance record with this id: {why}. Read it soon after the request, or "
+                "raise provenance_size.",
+                parameter="id",
+                kind="provenance_missing",
+            )
+        return JSONResponse(record)
+
+    @app.post("/v1/context")
+    async def context(request: Request) -> JSONResponse:
+        parsed = parse_context_request(
+            await state.body(request), max_documents=state.config.limits.max_documents
+        )
+        kwargs = _library_options(state, parsed)
+        ctx = await state.run(lambda: build_context(parsed.documents, parsed.budget, **kwargs))
+        out, headers = _answer(state, ctx.to_dict(), ctx.document_tokens, ctx.tokens_used)
+        headers["x-budgetctx-selector"] = ctx.selector
+        return JSONResponse(out, headers=headers)
+
+    @app.post("/v1/contexts")
+    async def contexts(request: Request) -> JSONResponse:
+        body = await state.body(request)
+        items = body.get("requests") if isinstance(body, dict) and len(body) == 1 else None
+        if not isinstance(items, list):
+            raise bad_parameter(
+                "requests",
+                body if not isinstance(body, dict) else body.get("requests"),
+                "a list of /v1/context request objects, the body's only field",
+                'send {"requests": [{"text": "...", "budget": 512}, ...]}.',
+            )
+        limit = state.config.limits.max_documents
+        parsed: list[ContextRequest | ApiError] = []
+        total = 0
+        for item in items:
+            try:
+                one = parse_context_request(item, max_documents=limit)
+                total += one.n_documents
+                parsed.append(one)
+            except ApiError as exc:
+                parsed.append(exc)
+            except BudgetCtxError as exc:
+                parsed.append(from_library(exc))
+        if total > limit:
+            raise ApiError(
+                422,
+                f"The batch has {total} documents; this server takes at most {limit} per "
+                "request. Split it into several requests, or raise limits.max_documents.",
+                parameter="requests",
+                value=total,
+                kind="too_many_documents",
+            )
+
+        def work() -> list[dict[str, Any]]:
+            results: list[dict[str, Any]] = []
+            for one in parsed:
+                try:
+                    if isinstance(one, ApiError):
+                        raise one
+                    ctx = build_context(one.documents, one.budget, **_library_options(state, one))
+                except ApiError as exc:
+                    results.append({**exc.body(), "status": exc.status})
+                    continue
+                except BudgetCtxError as exc:
+                    err = from_library(exc)
+                    results.append({**err.body(), "status": err.status})
+                    continue
+                out, _ = _answer(state, ctx.to_dict(), ctx.document_tokens, ctx.tokens_used)
+                results.append(out)
+            return results
+
+        return JSONResponse({"results": await state.run(work)})
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(request: Request) -> Response:
+        upstream = state.upstream
+        if upstream is None:
+            raise ApiError(
+                503,
+                "This server has no upstream to forward chat completions to; set [upstream] "
+                "base_url in its configuration.",
+                kind="no_upstream",
+            )
+        body = await state.body(request)
+        if not isinstance(body, dict):
+            raise ApiError(
+                400,
+                "The request body must be a JSON object with 'model' and 'messages'; send an "
+                "OpenAI chat completion request.",
+                kind="not_object",
+            )
+        target = state.resolver.model(body.get("model"))
+        budget = _budget(request.headers.get(_BUDGET_HEADER), target)
+        messages = body.get("messages")
+        before, fitted = await state.run(lambda: _fit(messages, budget, target))
+        headers = {"x-budgetctx-tokens-before": str(before)}
+        payload = body
+        if fitted is None:
+            after, selector = before, "none"
+        else:
+            payload = {**body, "messages": list(fitted.messages)}
+            after, selector = fitted.prompt_tokens, _selector_of(fitted)
+            pid = state.store.put({"endpoint": "chat.completions", **fitted.to_dict()})
+            if pid is not None:
+                headers["x-budgetctx-provenance-id"] = pid
+        headers["x-budgetctx-tokens-after"] = str(after)
+        headers["x-budgetctx-selector"] = selector
+        state.metrics.tokens(endpoint="chat.completions", before=before, after=after)
+        log_event(
+            LOGGER,
+            "forward",
+            model=target.name if target.configured else "(unconfigured)",
+            tokens_before=before,
+            tokens_after=after,
+            condensed=fitted is not None,
+            stream=bool(body.get("stream")),
+        )
+
+        def upstream_error(kind: str) -> None:
+            state.metrics.upstream_errors.labels(kind).inc()
+            log_event(LOGGER, "upstream_error", level=30, kind=kind)
+
+        return await upstream.forward(
+            payload,
+            model=target.name,
+            deployment=target.deployment,
+            client_headers=request.headers,
+            extra_headers=headers,
+            on_error=upstream_error,
+        )
+
+    return app
+
+
+def _library_options(state: _State, parsed: ContextRequest) -> dict[str, Any]:
+    options = dict(parsed.options)
+    if "tokenizer" in options:
+        options["tokenizer"] = state.resolver.tokenizer(options["tokenizer"])
+    return options
+
+
+def _answer(
+    state: _State, record: dict[str, Any], before: int, after: int
+) -> tuple[dict[str, Any], dict[str, str]]:
+    pid = state.store.put({"endpoint": "context", "context": record})
+    state.metrics.tokens(endpoint="context", before=before, after=after)
+    headers = {"x-budgetctx-tokens-before": str(before), "x-budgetctx-tokens-after": str(after)}
+    if pid is not None:
+        headers["x-budgetctx-provenance-id"] = pid
+    return {**record, "provenance_id": pid}, headers
+
+
+def _budget(header: str | None, target: ModelTarget) -> int | None:
+    """The stricter of the header's budget and the model's: a client may tighten, not loosen."""
+    if header is None:
+        return target.budget
+    if not header.strip().isdigit() or int(header) <= 0:
+        raise bad_parameter(
+            _BUDGET_HEADER, header[:40], "a positive integer", "e.g. x-budgetctx-budget: 4000."
+        )
+    value = int(header)
+    return value if target.budget is None else min(value, target.budget)
+
+
+def _fit(messages: Any, budget: int | None, target: ModelTarget) -> tuple[int, Any]:
+    """The prompt's count, and the fitted messages when it is over the budget (else None)."""
+    from budgetctx import count_message_tokens, fit_messages
+
+    before = count_message_tokens(messages, tokenizer=target.tokenizer)
+    if budget is None or before <= budget - target.reserve:
+        return before, None
+    return before, fit_messages(
+        messages, budget, tokenizer=target.tokenizer, reserve=target.reserve
+    )
+
+
+def _selector_of(fitted: Any) -> str:
+    names = sorted({str(getattr(p, "selector", "")) for p in fitted.compressed} - {""})
+    return ",".join(names) or "none"

@@ -1,0 +1,272 @@
+"""The server's configuration: upstream, models, limits, provenance store.
+
+Read once at start from a TOML or JSON file (:func:`load_config`), then overridden by CLI flags.
+Every field is checked with the library's one message template, so a bad file fails at start
+with the key, the bad value and the fix, never on the first request.
+
+>>> cfg = ServeConfig.from_mapping({"upstream": {"base_url": "http://127.0.0.1:9/v1"},
+...                                 "models": {"gpt-4o": {"budget": 4000}}})
+>>> cfg.models["gpt-4o"].budget, cfg.limits.max_documents
+(4000, 64)
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from budgetctx._errors import InvalidParameterError
+from budgetctx._validation import (
+    Boolean,
+    Constraint,
+    InstanceOf,
+    Interval,
+    NoneOr,
+    Predicate,
+    short_repr,
+    validate_fields,
+)
+
+__all__ = ["Limits", "ModelConfig", "ServeConfig", "UpstreamConfig", "load_config"]
+
+
+def _is_http_url(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(("http://", "https://"))
+
+
+def _is_env_name(value: Any) -> bool:
+    return isinstance(value, str) and value.replace("_", "A").isalnum() and not value[0].isdigit()
+
+
+_POSITIVE = Interval(float, 0, None, closed="neither")
+
+
+@dataclass(frozen=True)
+class UpstreamConfig:
+    """Where ``/v1/chat/completions`` is forwarded, and how it is authenticated.
+
+    ``base_url`` is the OpenAI-style base (``https://host/v1``); with ``azure_api_version`` set
+    it is the Azure resource (``https://NAME.openai.azure.com``) and requests go to
+    ``/openai/deployments/{deployment}/chat/completions?api-version=...``. The key is read
+    from the environment variable ``api_key_env`` when set (sent as ``Authorization: Bearer``,
+    or ``api-key`` for Azure); otherwise the client's own ``Authorization``/``api-key`` header
+    is passed through when ``pass_through_auth`` is true.
+    """
+
+    base_url: str
+    api_key_env: str | None = None
+    pass_through_auth: bool = True
+    azure_api_version: str | None = None
+    timeout_s: float = 60.0
+    connect_timeout_s: float = 5.0
+    max_connections: int = 100
+
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "base_url": Predicate(
+            _is_http_url, "an http:// or https:// URL", fix="e.g. 'http://127.0.0.1:8001/v1'."
+        ),
+        "api_key_env": NoneOr(
+            Predicate(_is_env_name, "an environment variable name"),
+            fix="name the variable that holds the key, e.g. 'OPENAI_API_KEY', not the key.",
+        ),
+        "pass_through_auth": Boolean(),
+        "azure_api_version": NoneOr(InstanceOf(str, "a str"), fix="e.g. '2024-10-21'."),
+        "timeout_s": Interval(float, 0, None, closed="neither", fix="e.g. 60."),
+        "connect_timeout_s": Interval(float, 0, None, closed="neither", fix="e.g. 5."),
+        "max_connections": Interval(int, 1, None, fix="e.g. 100."),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
+        object.__setattr__(self, "base_url", self.base_url.rstrip("/"))
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """How one model is counted and condensed.
+
+    ``tokenizer``: a tokenizer name (or a key of ``ServeConfig.tokenizers``); by default the
+    model name itself, which works for the OpenAI models the library knows (``gpt-4o``).
+    ``budget``: prompt tokens above which messages are condensed (``None``: only the
+    ``x-budgetctx-budget`` header triggers it). ``reserve``: tokens kept free under the budget.
+    ``deployment``: the Azure deployment name (default: the model name).
+    """
+
+    tokenizer: str | None = None
+    budget: int | None = None
+    reserve: int = 0
+    deployment: str | None = None
+
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "tokenizer": NoneOr(InstanceOf(str, "a str"), fix="e.g. 'o200k_base'."),
+        "budget": NoneOr(Interval(int, 1, None), fix="e.g. 8000."),
+        "reserve": Interval(int, 0, None, fix="e.g. 0."),
+        "deployment": NoneOr(InstanceOf(str, "a str")),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request may ask for; each breach has its own status (413, 422, 503)."""
+
+    max_body_bytes: int = 8 * 1024 * 1024
+    max_documents: int = 64
+    selection_timeout_s: float = 30.0
+
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "max_body_bytes": Interval(int, 1, None, fix="e.g. 8388608 (8 MiB)."),
+        "max_documents": Interval(int, 1, None, fix="e.g. 64."),
+        "selection_timeout_s": Interval(float, 0, None, closed="neither", fix="e.g. 30."),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
+
+
+def _str_mapping(value: Any) -> bool:
+    return isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    )
+
+
+def _model_mapping(value: Any) -> bool:
+    return isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, ModelConfig) for k, v in value.items()
+    )
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Everything ``budgetctx serve`` reads; :meth:`from_mapping` builds it from a parsed file.
+
+    ``tokenizers`` names tokenizer specs a request may use besides the registered names
+    (``{"llama3": "hf:/models/llama3/tokenizer.json"}``): requests can never name a file
+    path themselves. ``default_tokenizer`` counts models that are neither configured nor known
+    to the library (``None``: such a model gets a 400). ``provenance_size`` is how many
+    provenance records are held in memory (0: none are kept).
+    """
+
+    upstream: UpstreamConfig | None = None
+    models: Mapping[str, ModelConfig] = field(default_factory=lambda: MappingProxyType({}))
+    tokenizers: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    default_tokenizer: str | None = None
+    default_budget: int | None = None
+    limits: Limits = field(default_factory=Limits)
+    provenance_size: int = 1000
+
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "upstream": NoneOr(InstanceOf(UpstreamConfig, "an UpstreamConfig")),
+        "models": Predicate(_model_mapping, "a mapping of model names to ModelConfig"),
+        "tokenizers": Predicate(
+            _str_mapping,
+            "a mapping of names to tokenizer specs",
+            fix="e.g. {'llama3': 'hf:/models/llama3/tokenizer.json'}.",
+        ),
+        "default_tokenizer": NoneOr(InstanceOf(str, "a str"), fix="e.g. 'o200k_base'."),
+        "default_budget": NoneOr(Interval(int, 1, None), fix="e.g. 8000."),
+        "limits": InstanceOf(Limits, "a Limits"),
+        "provenance_size": Interval(int, 0, None, fix="0 keeps no provenance; e.g. 1000."),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
+        object.__setattr__(self, "models", MappingProxyType(dict(self.models)))
+        object.__setattr__(self, "tokenizers", MappingProxyType(dict(self.tokenizers)))
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> ServeConfig:
+        """Build from a parsed TOML/JSON document; unknown keys are refused by name."""
+        data = _known(cls, data, "the configuration")
+        upstream = data.get("upstream")
+        if upstream is not None:
+            data["upstream"] = UpstreamConfig(**_known(UpstreamConfig, upstream, "[upstream]"))
+        if "limits" in data:
+            data["limits"] = Limits(**_known(Limits, data["limits"], "[limits]"))
+        models = data.get("models", {})
+        if not isinstance(models, Mapping):
+            raise _bad_table("models", models)
+        data["models"] = {
+            str(name): ModelConfig(**_known(ModelConfig, spec, f"[models.{name!r}]"))
+            for name, spec in models.items()
+        }
+        return cls(**data)
+
+    def with_overrides(
+        self, *, base_url: str | None = None, provenance_size: int | None = None
+    ) -> ServeConfig:
+        """A copy with the CLI's flags applied; ``None`` leaves a setting as it is."""
+        out = self
+        if base_url is not None:
+            upstream = (
+                UpstreamConfig(base_url=base_url)
+                if out.upstream is None
+                else replace(out.upstream, base_url=base_url)
+            )
+            out = replace(out, upstream=upstream)
+        if provenance_size is not None:
+            out = replace(out, provenance_size=provenance_size)
+        return out
+
+
+def _bad_table(name: str, value: Any) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"The {name!r} parameter of ServeConfig must be a table (a mapping). Got "
+        f"{short_repr(value)} instead; see the example in the README's 'budgetctx serve' section.",
+        parameter=name,
+        value=short_repr(value),
+    )
+
+
+def _known(cls: type, data: Any, where: str) -> dict[str, Any]:
+    if not isinstance(data, Mapping):
+        raise _bad_table(where, data)
+    names = [f.name for f in fields(cls)]
+    unknown = sorted(set(data) - set(names))
+    if unknown:
+        raise InvalidParameterError(
+            f"Unknown key {unknown[0]!r} in {where}. Valid keys are: "
+            + ", ".join(repr(n) for n in names)
+            + "; check its spelling.",
+            parameter=unknown[0],
+            value=unknown[0],
+        )
+    return dict(data)
+
+
+def load_config(path: str | Path) -> ServeConfig:
+    """Read a ``.toml`` or ``.json`` configuration file.
+
+    TOML example::
+
+        default_tokenizer = "o200k_base"
+        [upstream]
+        base_url = "https://llm.internal/v1"
+        [models."gpt-4o"]
+        budget = 8000
+        [limits]
+        max_body_bytes = 8388608
+    """
+    path = Path(path)
+    raw = path.read_bytes()
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(raw.decode("utf-8"))
+        else:
+            data = tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        # The parsers' messages name a line and column, never the file's content.
+        raise InvalidParameterError(
+            f"The configuration file {str(path)!r} could not be parsed: {exc}; fix the file "
+            "(TOML unless its name ends in .json).",
+            parameter="config",
+            value=str(path),
+        ) from exc
+    return ServeConfig.from_mapping(data)
