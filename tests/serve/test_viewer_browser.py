@@ -1,5 +1,8 @@
 """The provenance viewer in a real browser: Chromium (the Debian package) driven by Playwright.
 
+Two views: the single file of ``budgetctx select --html`` opened over file://, and the page the
+real server (``budgetctx.serve.create_app`` under uvicorn on a free loopback port) serves at /.
+
 Playwright's own browser download is not used: the tests launch the system Chromium
 (``$BUDGETCTX_CHROMIUM``, else ``chromium`` / ``chromium-browser`` / ``google-chrome`` on the
 PATH) and skip, saying so, where none is installed (``make browser`` installs it with apt-get).
@@ -25,6 +28,7 @@ from budgetctx.cli import app as cli_app
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="uvicorn is not installed (extra 'serve')")
+pytest.importorskip("fastapi", reason="fastapi is not installed (extra 'serve')")
 
 # Markup and script in the note must show as text: if either ran, window.__bcXss would be set.
 XSS = "<img src=x onerror=\"window.__bcXss='img'\"><script>window.__bcXss='script'</script>"
@@ -179,44 +183,11 @@ def test_html_file_has_a_section_per_document(page: Any, tmp_path: Path) -> None
 # -- the served viewer -----------------------------------------------------------------------
 
 
-def _app() -> Any:
-    """The real server's app when the serve package is there, else a stand-in with its API."""
-    try:
-        from budgetctx.serve import create_app
-    except ImportError:
-        return _stand_in_app()
-    return create_app()
-
-
-def _stand_in_app() -> Any:
-    fastapi = pytest.importorskip("fastapi", reason="fastapi is not installed (extra 'serve')")
-    from fastapi.responses import HTMLResponse, JSONResponse
-
-    from budgetctx import BudgetCtxError, pin_regex
-    from budgetctx._html import viewer_html
-
-    api = fastapi.FastAPI()
-
-    @api.get("/", response_class=HTMLResponse)
-    def index() -> str:
-        return viewer_html()
-
-    @api.post("/v1/context")
-    def context(body: dict[str, Any]) -> Any:
-        docs = [Document(**d) for d in body.pop("documents")]
-        pins = body.pop("pin_sections", []) + [pin_regex(p) for p in body.pop("pin_regex", [])]
-        try:
-            ctx = build_context(docs, body.pop("budget"), pin=pins or None, **body)
-        except BudgetCtxError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=422)
-        return ctx.to_dict()
-
-    return api
-
-
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
-    config = uvicorn.Config(_app(), host="127.0.0.1", port=0, log_level="warning")
+    from budgetctx.serve import create_app
+
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -277,6 +248,34 @@ def test_served_viewer_sends_pins_and_reserve(page: Any, server_url: str) -> Non
         "PLAN: Discharged home with aspirin and follow-up in cardiology clinic in one week.",
     ]
     assert page.locator("mark.bc-pinned").first.get_attribute("title").endswith("pinned")
+    assert page.errors == []
+
+
+def test_served_viewer_takes_uploaded_files_as_documents(page: Any, server_url: str) -> None:
+    echo = "ECHO: Ejection fraction 55%. No wall motion abnormality. Troponin negative."
+    page.goto(server_url)
+    page.set_input_files(
+        "#bc-files",
+        files=[
+            {"name": "ed.txt", "mimeType": "text/plain", "buffer": NOTE.encode()},
+            {"name": "echo.txt", "mimeType": "text/plain", "buffer": echo.encode()},
+        ],
+    )
+    page.wait_for_function("document.getElementById('bc-status').textContent.startsWith('added')")
+    page.fill("#bc-budget", "70")
+    page.select_option("#bc-selector", "mmr")
+    page.fill("#bc-query", "troponin")
+    page.click("#bc-submit")
+    page.wait_for_selector("mark.bc-unit[data-unit]")
+    headings = page.locator("section.bc-doc h3").all_text_contents()
+    assert [h.split(" \u2014 ")[0] for h in headings] == ["ed.txt", "echo.txt"]
+    texts = page.locator("section.bc-doc .bc-text").all_text_contents()
+    assert texts == [NOTE, echo]
+    ctx = build_context(
+        [Document(NOTE, id="ed.txt"), Document(echo, id="echo.txt")], 70, query="troponin"
+    )
+    assert page.locator(".bc-context-text").text_content() == ctx.text
+    assert _tokens_line(page) == (ctx.tokens_used, 70)
     assert page.errors == []
 
 
