@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import codecs
+import sys
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from budgetctx._errors import InputError, InvalidParameterError
 
-__all__ = ["decode_document", "read_document"]
+if TYPE_CHECKING:
+    from budgetctx._documents import Document
+
+__all__ = ["decode_document", "read_document", "read_documents"]
 
 
 def decode_document(data: bytes, *, errors: Literal["strict", "replace"] = "strict") -> str:
@@ -64,3 +68,44 @@ def read_document(path: str | Path, *, errors: Literal["strict", "replace"] = "s
             f"{str(p)!r} is a directory; pass a text file.", parameter="file", value=str(p)
         ) from exc
     return decode_document(data, errors=errors)
+
+
+def read_documents(
+    files: list[str],
+    *,
+    jsonl: str | Path | None = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    errors: Literal["strict", "replace"] = "strict",
+) -> str | list[Document]:
+    """What the CLI condenses: one file's text (``-`` is stdin), or a list of documents from
+    several files (ids are the paths as given) and/or a JSONL file (a bad line is an error
+    that names it: every document of one context must be read)."""
+    from budgetctx._documents import Document
+    from budgetctx.batch._tables import read_records
+
+    if not files and jsonl is None:
+        raise InputError(
+            "No input: pass one or more text files, '-' for stdin, or --jsonl FILE.",
+            parameter="files",
+            value=None,
+        )
+    if files.count("-") > 1:
+        raise InputError(
+            "'-' (stdin) can be read once; pass it once.", parameter="files", value="-"
+        )
+
+    def read(name: str) -> str:
+        if name == "-":
+            return decode_document(sys.stdin.buffer.read(), errors=errors)
+        return read_document(Path(name), errors=errors)
+
+    if len(files) == 1 and jsonl is None:
+        return read(files[0])
+    docs = [Document(read(name), id=name) for name in files]
+    if jsonl is not None:
+        for rec in read_records(jsonl, text_field=text_field, id_field=id_field):
+            if rec.error is not None and rec.text is None and "is empty" not in rec.error:
+                raise InputError(f"{jsonl}: {rec.error}", parameter="jsonl", value=rec.row)
+            docs.append(Document(rec.text or "", id=rec.id))
+    return docs

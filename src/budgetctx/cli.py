@@ -31,7 +31,7 @@ from budgetctx._format import (
     provenance_rows,
 )
 from budgetctx._html import render_html
-from budgetctx._io import decode_document, read_document
+from budgetctx._io import decode_document, read_documents
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
 from budgetctx.selectors import split_selector_specs
 
@@ -102,8 +102,11 @@ app = typer.Typer(
 
 @app.command()
 def select(
-    file: Annotated[str, typer.Argument(help="Text file to condense, or '-' for stdin.")],
     budget: Annotated[int, typer.Option("--budget", "-b", help="Token budget (> 0).")],
+    files: Annotated[
+        list[str] | None,
+        typer.Argument(help="Text files to condense under one budget, or '-' for stdin."),
+    ] = None,
     selector: Annotated[
         str, typer.Option(help="Selector name, or auto (the bundled router).")
     ] = DEFAULT_SELECTOR,
@@ -123,6 +126,30 @@ def select(
     truncate: Annotated[
         bool, typer.Option(help="Cut one more unit at a token boundary to fill the budget.")
     ] = False,
+    pin: Annotated[
+        list[str] | None,
+        typer.Option(help="Always keep this section (case-insensitive); repeatable."),
+    ] = None,
+    pin_regex: Annotated[
+        list[str] | None,
+        typer.Option("--pin-regex", help="Always keep units matching this regex; repeatable."),
+    ] = None,
+    reserve: Annotated[
+        int, typer.Option(help="Tokens of the budget to keep free (instruction, answer).")
+    ] = 0,
+    jsonl: Annotated[
+        Path | None,
+        typer.Option(help="Read the documents from a JSONL file, one object per line."),
+    ] = None,
+    text_field: Annotated[str, typer.Option(help="JSONL field holding the text.")] = "text",
+    id_field: Annotated[str, typer.Option(help="JSONL field holding the document id.")] = "id",
+    document_header: Annotated[
+        str,
+        typer.Option(help="Header before each document ({id}, {index}, {number}); '' for none."),
+    ] = "[{id}]",
+    document_separator: Annotated[
+        str, typer.Option(help="Extra text between two documents (escapes understood).")
+    ] = "\\n",
     errors: Annotated[
         str, typer.Option(help="Undecodable bytes: 'strict' (error) or 'replace'.")
     ] = "strict",
@@ -132,34 +159,42 @@ def select(
         typer.Option("--html", help="Also write the provenance view to this HTML file."),
     ] = None,
 ) -> None:
-    """Print a context of at most BUDGET tokens built from FILE (provenance with --json/--html)."""
-    sep = decode_escapes(separator)
+    """Print a context of at most BUDGET tokens built from FILES (provenance with --json/--html).
+
+    One file is condensed on its own; several files (or --jsonl) share the budget, each
+    rendered under its header, with provenance per document.
+    """
+    from budgetctx import pin_regex as compile_pin
+
     if errors not in ("strict", "replace"):
         decode_document(b"", errors=errors)  # type: ignore[arg-type]  # raises the error
     mode: Any = errors
-    text = (
-        decode_document(sys.stdin.buffer.read(), errors=mode)
-        if file == "-"
-        else (read_document(Path(file), errors=mode))
+    documents = read_documents(
+        list(files or []), jsonl=jsonl, text_field=text_field, id_field=id_field, errors=mode
     )
     chosen: Any = selector
     if router is not None:
         from budgetctx.router import load_router
 
         chosen = load_router(router)
+    pins: list[Any] = [*(pin or []), *(compile_pin(p) for p in pin_regex or [])]
     ctx = build_context(
-        text,
+        documents,
         budget,
         tokenizer=tokenizer,
         unitizer=unitizer,
         representation=representation,
         selector=chosen,
         query=query,
-        separator=sep,
+        separator=decode_escapes(separator),
         truncate=truncate,
+        pin=pins or None,
+        reserve=reserve,
+        document_header=decode_escapes(document_header) or None,
+        document_separator=decode_escapes(document_separator),
     )
     if html_out is not None:
-        html_out.write_text(render_html(ctx, text), encoding="utf-8")
+        html_out.write_text(render_html(ctx, documents), encoding="utf-8")
     if as_json:
         typer.echo(json.dumps(ctx.to_dict(), ensure_ascii=False, indent=2))
     else:
@@ -585,36 +620,6 @@ def _budgets(text: str) -> tuple[int, ...]:
 
 
 app.command("batch")(batch)
-
-
-@app.command()
-def serve(
-    host: Annotated[
-        str, typer.Option(help="Address to bind; 127.0.0.1 keeps it on this machine.")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
-    config: Annotated[
-        Path | None, typer.Option(help="Configuration file (.toml, or .json).")
-    ] = None,
-    upstream: Annotated[
-        str | None, typer.Option(help="Upstream base URL for /v1/chat/completions.")
-    ] = None,
-    provenance_size: Annotated[
-        int | None, typer.Option(help="Provenance records held in memory; 0 keeps none.")
-    ] = None,
-) -> None:
-    """Serve the HTTP API and the OpenAI-compatible condensing proxy (extra 'serve')."""
-    try:
-        from budgetctx.serve import ServeConfig, load_config
-        from budgetctx.serve._run import run
-    except ImportError as exc:
-        raise InvalidParameterError(
-            f"budgetctx serve needs the 'serve' extra ({exc.name} is missing); "
-            "pip install 'budgetctx[serve]'."
-        ) from exc
-    settings = load_config(config) if config is not None else ServeConfig()
-    settings = settings.with_overrides(base_url=upstream, provenance_size=provenance_size)
-    run(settings, host=host, port=port)
 
 
 def main() -> None:
