@@ -20,6 +20,12 @@ from budgetctx._errors import (
     TokenizerError,
     UnknownComponentError,
 )
+from budgetctx._messages import (
+    FittedMessages,
+    MessageProvenance,
+    count_message_tokens,
+    fit_messages,
+)
 from budgetctx._pins import pin_regex
 from budgetctx._version import __version__
 from budgetctx.batch import ItemError, build_contexts
@@ -45,10 +51,12 @@ __all__ = [
     "Document",
     "DocumentStats",
     "DocumentSummary",
+    "FittedMessages",
     "GenerationError",
     "InputError",
     "InvalidParameterError",
     "ItemError",
+    "MessageProvenance",
     "PreparedDocument",
     "Representation",
     "RouteDecision",
@@ -67,7 +75,9 @@ __all__ = [
     "__version__",
     "build_context",
     "build_contexts",
+    "count_message_tokens",
     "default_router",
+    "fit_messages",
     "get_representation",
     "get_selector",
     "get_tokenizer",

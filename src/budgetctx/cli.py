@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from budgetctx._cli_batch import batch
-from budgetctx._errors import BudgetCtxError, InvalidParameterError
+from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
 from budgetctx._format import (
     PROVENANCE_COLUMNS,
     context_summary,
@@ -31,7 +31,8 @@ from budgetctx._format import (
     provenance_rows,
 )
 from budgetctx._html import render_html
-from budgetctx._io import decode_document, read_documents
+from budgetctx._io import decode_document, read_document, read_documents
+from budgetctx._messages import fit_messages
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
 from budgetctx.selectors import split_selector_specs
 
@@ -202,6 +203,53 @@ def select(
     typer.echo(context_summary(ctx), err=True)
     if html_out is not None:
         typer.echo(f"budgetctx: provenance view written to {html_out}", err=True)
+
+
+@app.command("fit-messages")
+def fit_messages_cmd(
+    file: Annotated[
+        str,
+        typer.Argument(help="JSON: a list of chat messages or a request with 'messages'; '-'."),
+    ],
+    budget: Annotated[int, typer.Option("--budget", "-b", help="Prompt token budget (> 0).")],
+    model: Annotated[
+        str | None, typer.Option(help="Model whose tokenizer counts (default: the request's).")
+    ] = None,
+    tokenizer: Annotated[str | None, typer.Option(help="Tokenizer, instead of --model.")] = None,
+    reserve: Annotated[int, typer.Option(help="Tokens kept free for the answer.")] = 0,
+    selector: Annotated[str, typer.Option(help="Selector name, or auto.")] = DEFAULT_SELECTOR,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the full result with provenance.")
+    ] = False,
+) -> None:
+    """Print the chat request in FILE with its messages fitted to BUDGET prompt tokens."""
+    raw = decode_document(sys.stdin.buffer.read()) if file == "-" else read_document(Path(file))
+    try:
+        request = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{file} is not JSON ({exc}); pass a JSON list of messages or a request body.",
+            parameter="file",
+            value=file,
+        ) from exc
+    body = request if isinstance(request, dict) else None
+    messages: Any = body.get("messages") if body is not None else request
+    if model is None and tokenizer is None and body is not None:
+        model = body.get("model")
+    fit = fit_messages(
+        messages, budget, model=model, tokenizer=tokenizer, reserve=reserve, selector=selector
+    )
+    if as_json:
+        typer.echo(json.dumps(fit.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        out = list(fit.messages) if body is None else {**body, "messages": list(fit.messages)}
+        typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
+    typer.echo(
+        f"budgetctx: {fit.prompt_tokens}/{fit.budget - fit.reserve} prompt tokens "
+        f"({fit.tokenizer}), was {fit.prompt_tokens_before}; condensed messages "
+        f"{[p.index for p in fit.compressed]}",
+        err=True,
+    )
 
 
 @app.command()

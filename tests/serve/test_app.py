@@ -185,3 +185,12 @@ def test_the_cli_reports_a_bad_config_file_in_one_line(tmp_path: Path) -> None:
     )
     assert out.returncode == 2
     assert "could not be parsed" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_cli_flags_override_the_file() -> None:
+    base = ServeConfig(upstream=UpstreamConfig(base_url="http://a:1/v1", timeout_s=9))
+    cfg = base.with_overrides(base_url="http://b:2/v1", provenance_size=0)
+    assert cfg.upstream == UpstreamConfig(base_url="http://b:2/v1", timeout_s=9)
+    assert cfg.provenance_size == 0
+    assert ServeConfig().with_overrides(base_url="http://c:3").upstream is not None
+    assert base.with_overrides() == base

@@ -164,3 +164,12 @@ def test_an_unknown_provenance_id_is_a_404(proxy: Proxy) -> None:
     response = httpx.get(f"{proxy.base_url}/provenance/nope", timeout=10)
     assert response.status_code == 404
     assert "provenance_size" in response.json()["error"]
+
+
+def test_an_unknown_route_answers_in_the_same_shape(proxy: Proxy) -> None:
+    response = httpx.get(f"{proxy.base_url}/contexts", timeout=10)
+    assert response.status_code == 405
+    assert "POST /v1/contexts" in response.json()["error"]
+    response = httpx.post(f"{proxy.url}/v2/context", json={}, timeout=10)
+    assert response.status_code == 404
+    assert set(response.json()) == {"error", "parameter", "value"}

@@ -111,6 +111,18 @@ def test_streaming_is_relayed_chunk_by_chunk(proxy: Proxy, fresh: Any) -> None:
     assert fresh.received[0].prompt_tokens <= BUDGET
 
 
+def test_a_condensed_stream_says_so_in_its_headers(proxy: Proxy, fresh: Any) -> None:
+    body = {"model": "gpt-4o", "messages": _messages(30), "stream": True}
+    with httpx.stream("POST", f"{proxy.base_url}/chat/completions", json=body, timeout=20) as r:
+        assert r.status_code == 200
+        assert r.headers["content-type"].startswith("text/event-stream")
+        assert int(r.headers["x-budgetctx-tokens-after"]) == fresh.received[0].prompt_tokens
+        assert int(r.headers["x-budgetctx-tokens-before"]) > BUDGET
+        assert "x-budgetctx-provenance-id" in r.headers
+        events = [line for line in r.iter_lines() if line.startswith("data: ")]
+    assert events[-1] == "data: [DONE]"
+
+
 def test_a_stream_dropped_midway_ends_in_an_error_not_a_hang(proxy: Proxy, fresh: Any) -> None:
     fresh.faults.append("drop_late")
     stream = _client(proxy).chat.completions.create(
@@ -144,6 +156,9 @@ def test_upstream_failures_get_a_clear_status(
     with pytest.raises(openai.APIStatusError) as info:
         _client(proxy).chat.completions.create(model="gpt-4o", messages=_messages(1))
     assert info.value.status_code == status
+    kind = {"500": "status", "slow": "timeout", "malformed": "malformed"}[fault]
+    metrics = httpx.get(f"{proxy.url}/metrics", timeout=10).text
+    assert f'budgetctx_upstream_errors_total{{kind="{kind}"}}' in metrics
     # and the proxy keeps serving
     ok = _client(proxy).chat.completions.create(model="gpt-4o", messages=_messages(1))
     assert ok.choices[0].message.content == "".join(REPLY_WORDS)

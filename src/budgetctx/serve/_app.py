@@ -25,9 +25,11 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 from fastapi import FastAPI, Request
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from budgetctx import FittedMessages, count_message_tokens, fit_messages
 from budgetctx._errors import BudgetCtxError
 from budgetctx._version import __version__
 from budgetctx.pipeline import build_context
@@ -152,8 +154,8 @@ class _Observe:
             if message["type"] == "http.response.start":
                 started = True
                 status = int(message["status"])
-                message.setdefault("headers", [])
-                message["headers"] = [*message["headers"], (b"x-request-id", request_id.encode())]
+                tag = (b"x-budgetctx-request-id", request_id.encode())
+                message["headers"] = [*message.get("headers", []), tag]
                 self.state.metrics.latency.labels(route).observe(time.perf_counter() - start)
             await send(message)
 
@@ -216,6 +218,16 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
             kind=exc.kind,
         )
         return exc.response()
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        # Starlette's own 404/405 in the one error shape, with the routes as the fix.
+        message = (
+            f"{exc.detail}: {request.method} {request.url.path[:80]}. The routes are "
+            "POST /v1/context, POST /v1/contexts, POST /v1/chat/completions, "
+            "GET /v1/provenance/{id}, GET /healthz, GET /metrics and GET /."
+        )
+        return await _api_error(request, ApiError(exc.status_code, message, kind="no_route"))
 
     @app.exception_handler(BudgetCtxError)
     async def _library_error(request: Request, exc: BudgetCtxError) -> Response:
@@ -412,10 +424,10 @@ def _budget(header: str | None, target: ModelTarget) -> int | None:
     return value if target.budget is None else min(value, target.budget)
 
 
-def _fit(messages: Any, budget: int | None, target: ModelTarget) -> tuple[int, Any]:
+def _fit(
+    messages: Any, budget: int | None, target: ModelTarget
+) -> tuple[int, FittedMessages | None]:
     """The prompt's count, and the fitted messages when it is over the budget (else None)."""
-    from budgetctx import count_message_tokens, fit_messages
-
     before = count_message_tokens(messages, tokenizer=target.tokenizer)
     if budget is None or before <= budget - target.reserve:
         return before, None
@@ -424,6 +436,6 @@ def _fit(messages: Any, budget: int | None, target: ModelTarget) -> tuple[int, A
     )
 
 
-def _selector_of(fitted: Any) -> str:
-    names = sorted({str(getattr(p, "selector", "")) for p in fitted.compressed} - {""})
+def _selector_of(fitted: FittedMessages) -> str:
+    names = sorted({p.selector for p in fitted.compressed})
     return ",".join(names) or "none"

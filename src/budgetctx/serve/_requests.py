@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from budgetctx import Document, pin_regex
 from budgetctx.serve._problems import ApiError, bad_parameter
 
 __all__ = ["ContextRequest", "parse_context_request"]
@@ -37,6 +38,7 @@ OPTIONS = (
     "unitizer_options",
     "dense_limit",
     "pin",
+    "on_pin_overflow",
     "reserve",
     "document_header",
     "document_separator",
@@ -116,8 +118,6 @@ def parse_context_request(body: Any, *, max_documents: int) -> ContextRequest:
 
 
 def _documents(items: list[Any]) -> list[Any]:
-    from budgetctx import Document
-
     out: list[Any] = []
     for i, item in enumerate(items):
         if isinstance(item, str):
@@ -148,8 +148,6 @@ def _pins(value: Any) -> list[Any]:
     pins: list[Any] = []
     for item in items:
         if isinstance(item, Mapping) and set(item) == {"regex"}:
-            from budgetctx import pin_regex
-
             pins.append(pin_regex(item["regex"]))
         elif isinstance(item, Mapping) and set(item) == {"section"}:
             pins.append(item["section"])

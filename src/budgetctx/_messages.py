@@ -1,0 +1,704 @@
+"""Chat messages under one token budget: count them the way the model bills them, condense some.
+
+A chat request is OpenAI-style messages (``{"role": ..., "content": ...}``). Its prompt
+tokens are counted with the formula of the OpenAI cookbook ("How to count tokens with
+tiktoken", the figures it publishes for gpt-3.5-turbo, gpt-4, gpt-4o and gpt-4o-mini)::
+
+    prompt_tokens = 3                       # the reply is primed: <|start|>assistant<|message|>
+                  + sum over messages of (
+                        3                   # <|start|>, <|message|>, <|end|>
+                      + tokens(role) + tokens(content)
+                      + (tokens(name) + 1 if name))
+
+Text parts of a content array are counted one by one; an image part with ``detail: "low"``
+costs 85 tokens (OpenAI's published rule); any other image needs ``image_tokens=N``. Fields
+OpenAI publishes no rule for (``tool_calls``, ``function_call``, ``tool_call_id``) are
+counted as their text (JSON for the structured ones): an estimate, not the billed figure.
+
+:func:`fit_messages` keeps the messages it may not touch verbatim (system, the last user
+question, assistant turns, tool calls) and condenses the others with one global selection
+over all of them (``build_context`` with one document per condensed text), so the most
+relevant sentences win wherever they are.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from budgetctx._errors import InputError, InvalidParameterError, UnknownComponentError
+from budgetctx._pins import Pin
+from budgetctx._validation import (
+    Boolean,
+    Constraint,
+    InstanceOf,
+    Interval,
+    NoneOr,
+    Predicate,
+    check,
+    short_repr,
+)
+from budgetctx.context import SelectedUnit
+from budgetctx.pipeline import _CONSTRAINTS as _PIPELINE_RULES
+from budgetctx.pipeline import DEFAULT_SELECTOR, build_context, validate_text
+from budgetctx.representations import Representation
+from budgetctx.router import Router
+from budgetctx.selectors import Selector
+from budgetctx.tokenizers import Tokenizer, get_tokenizer
+from budgetctx.unitizers import Unitizer
+
+__all__ = [
+    "IMAGE_LOW_DETAIL_TOKENS",
+    "ROLES",
+    "TOKENS_PER_MESSAGE",
+    "TOKENS_PER_NAME",
+    "TOKENS_REPLY_PRIMING",
+    "FittedMessages",
+    "MessageProvenance",
+    "count_message_tokens",
+    "fit_messages",
+]
+
+#: The cookbook's constants for gpt-3.5-turbo-0125, gpt-4-0613, gpt-4o and gpt-4o-mini.
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1
+TOKENS_REPLY_PRIMING = 3
+#: OpenAI's published cost of an image part sent with ``detail: "low"``.
+IMAGE_LOW_DETAIL_TOKENS = 85
+#: Roles a chat message may have ("developer" is the system role of the o-series models).
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_SYSTEM_ROLES = ("system", "developer")
+_AUTO_ROLES = ("user", "tool")
+_STRUCTURED = ("tool_calls", "function_call")
+#: Rounds of "recount, shrink the content budget by the overshoot, select again": the
+#: overshoot comes from BPE merges across texts and is a few tokens, so one round is usual.
+_MAX_ROUNDS = 8
+
+CompressSpec = str | Sequence[int] | Callable[[int, Mapping[str, Any]], bool]
+
+
+@dataclass(frozen=True)
+class _Text:
+    """One condensable text of a message: its ``content`` string (``part`` None) or one text
+    part of its content array (``part`` is the part's index)."""
+
+    part: int | None
+    text: str
+    tokens: int
+
+
+@dataclass(frozen=True)
+class _Message:
+    index: int
+    role: str
+    #: every token of the message but its texts: overhead, role, name, images, tool calls
+    fixed: int
+    texts: tuple[_Text, ...]
+    structured: bool
+
+    @property
+    def tokens(self) -> int:
+        return self.fixed + sum(t.tokens for t in self.texts)
+
+    @property
+    def text_tokens(self) -> int:
+        return sum(t.tokens for t in self.texts)
+
+
+@dataclass(frozen=True)
+class MessageProvenance:
+    """What was kept of one condensed text of a message.
+
+    ``index`` is the message's position in the input list; ``part`` is the index of the text
+    part in its content array (None when ``content`` is a string). ``units`` are the kept
+    units: their ``spans`` are character offsets into that text (``message["content"]``, or
+    ``message["content"][part]["text"]``), and joining the spanned text of every unit with the
+    separator gives the message's new text exactly.
+
+    >>> p = MessageProvenance(index=1, part=None, role="user", tokens_before=120,
+    ...                       tokens_after=40, units=(), selector="mmr")
+    >>> p.to_dict()["tokens_saved"]
+    80
+    """
+
+    index: int
+    part: int | None
+    role: str
+    tokens_before: int
+    tokens_after: int
+    units: tuple[SelectedUnit, ...]
+    selector: str
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["tokens_saved"] = self.tokens_saved
+        out["units"] = [
+            {
+                **asdict(u),
+                "spans": [list(s) for s in u.spans],
+                "unit_spans": [list(s) for s in u.unit_spans],
+            }
+            for u in self.units
+        ]
+        return out
+
+
+@dataclass(frozen=True)
+class FittedMessages:
+    """Chat messages that fit a budget, ready to send, with what was condensed.
+
+    ``messages`` are new dicts (the input is never changed); ``prompt_tokens`` is their count
+    by :func:`count_message_tokens` and is never above ``budget - reserve``.
+
+    >>> fit = FittedMessages(messages=({"role": "user", "content": "Hi."},), prompt_tokens=9,
+    ...                      prompt_tokens_before=9, budget=100, reserve=0, tokenizer="o200k_base")
+    >>> fit.to_dict()["tokens_saved"]
+    0
+    """
+
+    messages: tuple[dict[str, Any], ...]
+    prompt_tokens: int
+    prompt_tokens_before: int
+    budget: int
+    reserve: int
+    tokenizer: str
+    compressed: tuple[MessageProvenance, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.prompt_tokens_before - self.prompt_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "messages": [copy.deepcopy(m) for m in self.messages],
+            "prompt_tokens": self.prompt_tokens,
+            "prompt_tokens_before": self.prompt_tokens_before,
+            "tokens_saved": self.tokens_saved,
+            "budget": self.budget,
+            "reserve": self.reserve,
+            "tokenizer": self.tokenizer,
+            "compressed": [p.to_dict() for p in self.compressed],
+            "notes": list(self.notes),
+        }
+
+
+def _is_compress(value: Any) -> bool:
+    if isinstance(value, str):
+        return value == "auto"
+    if callable(value):
+        return True
+    return isinstance(value, Sequence) and all(
+        isinstance(i, int) and not isinstance(i, bool) for i in value
+    )
+
+
+_CONSTRAINTS: dict[str, Constraint] = {
+    "budget": Interval(int, 1, None, fix="e.g. budget=4096."),
+    "reserve": Interval(int, 0, None, fix="e.g. reserve=512 to keep room for the answer."),
+    "model": NoneOr(InstanceOf(str, "a str"), fix="e.g. model='gpt-4o'."),
+    "tokenizer": Predicate(
+        lambda v: v is None or isinstance(v, str | Tokenizer),
+        "None, a tokenizer name or a Tokenizer",
+        fix="see list_tokenizers().",
+    ),
+    "image_tokens": NoneOr(
+        Interval(int, 0, None), fix="pass the image's token cost, e.g. image_tokens=765."
+    ),
+    "keep_system": Boolean(),
+    "keep_last_user": Boolean(),
+    "compress": Predicate(
+        _is_compress,
+        "'auto', a sequence of message indices or a callable (index, message) -> bool",
+        fix="e.g. compress=[1, 3].",
+    ),
+    "query": Predicate(
+        lambda v: v is None or isinstance(v, str),
+        "'auto', None or a query str",
+        fix="'auto' uses the last user message; None the centroid of the condensed text.",
+    ),
+}
+
+
+def _check(owner: str, **values: Any) -> dict[str, Any]:
+    return {name: check(owner, name, value, _CONSTRAINTS[name]) for name, value in values.items()}
+
+
+def _tokenizer(owner: str, model: str | None, tokenizer: str | Tokenizer | None) -> Tokenizer:
+    """The tokenizer of ``model`` or ``tokenizer`` (o200k_base when neither is given).
+
+    A dated model name that is not a registered alias (``gpt-4-0613``) is looked up in
+    tiktoken's own model table, which is offline.
+    """
+    if model is not None and tokenizer is not None:
+        raise InvalidParameterError(
+            f"Both model={model!r} and tokenizer={short_repr(tokenizer)} were given to "
+            f"{owner}; pass one of them (model picks its tokenizer).",
+            parameter="tokenizer",
+            value=short_repr(tokenizer),
+        )
+    if model is None:
+        return get_tokenizer("o200k_base" if tokenizer is None else tokenizer)
+    try:
+        return get_tokenizer(model)
+    except UnknownComponentError as exc:
+        from tiktoken.model import encoding_name_for_model
+
+        try:
+            name = encoding_name_for_model(model)
+        except KeyError:
+            raise InvalidParameterError(
+                f"The 'model' parameter of {owner} must name a model whose tokenizer is known. "
+                f"Got {model!r} instead; pass tokenizer= instead (see list_tokenizers()), e.g. "
+                "tokenizer='o200k_base' or 'hf:/path/to/tokenizer.json'.",
+                parameter="model",
+                value=model,
+            ) from exc
+        return get_tokenizer(name)
+
+
+def _input_error(index: int, what: str, fix: str, value: Any = None) -> InputError:
+    return InputError(f"messages[{index}] {what}; {fix}", parameter="messages", value=value)
+
+
+def _image_cost(index: int, p: int, part: Mapping[str, Any], image_tokens: int | None) -> int:
+    image = part.get("image_url")
+    detail = image.get("detail", "auto") if isinstance(image, Mapping) else "auto"
+    if detail == "low":
+        return IMAGE_LOW_DETAIL_TOKENS
+    if image_tokens is None:
+        raise _input_error(
+            index,
+            f"content part {p} is an image with detail={detail!r}, whose token cost depends on "
+            "its size and the model (only detail='low' has a fixed cost, "
+            f"{IMAGE_LOW_DETAIL_TOKENS} tokens)",
+            "pass image_tokens=N (the cost of one such image), or send it with detail='low'.",
+            value=detail,
+        )
+    return image_tokens
+
+
+def _parse(messages: Any, tok: Tokenizer, image_tokens: int | None) -> list[_Message]:
+    """Validate ``messages`` and count each one, text by text."""
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
+        raise InputError(
+            f"messages must be a list of message dicts, got {type(messages).__name__}; pass "
+            "e.g. [{'role': 'user', 'content': 'Hello'}].",
+            parameter="messages",
+            value=type(messages).__name__,
+        )
+    if not messages:
+        raise InputError(
+            "messages is empty; pass at least one message, e.g. "
+            "[{'role': 'user', 'content': 'Hello'}].",
+            parameter="messages",
+            value=0,
+        )
+    return [_parse_one(i, m, tok, image_tokens) for i, m in enumerate(messages)]
+
+
+def _parse_one(i: int, msg: Any, tok: Tokenizer, image_tokens: int | None) -> _Message:
+    if not isinstance(msg, Mapping):
+        raise _input_error(
+            i,
+            f"is a {type(msg).__name__}, not a message dict",
+            "pass {'role': ..., 'content': ...}.",
+            type(msg).__name__,
+        )
+    role = msg.get("role")
+    if role not in ROLES:
+        what = "has no 'role'" if role is None else f"has the unknown role {short_repr(role)}"
+        raise _input_error(i, what, f"use one of {', '.join(ROLES)}.", short_repr(role))
+    structured = any(msg.get(k) is not None for k in _STRUCTURED)
+    content = msg.get("content")
+    if "content" not in msg and not structured:
+        raise _input_error(
+            i, "has no 'content'", "pass 'content' (a str or a list of content parts)."
+        )
+    fixed = TOKENS_PER_MESSAGE + tok.count(role)
+    texts: list[_Text] = []
+    if isinstance(content, str):
+        texts.append(_Text(None, content, tok.count(content)))
+    elif isinstance(content, list | tuple):
+        for p, part in enumerate(content):
+            kind = part.get("type") if isinstance(part, Mapping) else None
+            if kind == "text" and isinstance(part.get("text"), str):
+                texts.append(_Text(p, part["text"], tok.count(part["text"])))
+            elif kind == "image_url":
+                fixed += _image_cost(i, p, part, image_tokens)
+            else:
+                raise _input_error(
+                    i,
+                    f"content part {p} is {short_repr(part)}, which budgetctx cannot count",
+                    "use {'type': 'text', 'text': ...} or {'type': 'image_url', ...} parts, "
+                    "or drop that part.",
+                    short_repr(kind),
+                )
+    elif content is not None or not structured:
+        raise _input_error(
+            i,
+            f"has content of type {type(content).__name__}",
+            "pass a str or a list of content parts (None only beside tool_calls).",
+            type(content).__name__,
+        )
+    for key, value in msg.items():
+        if key in ("role", "content") or value is None:
+            continue
+        if key == "name":
+            fixed += tok.count(str(value)) + TOKENS_PER_NAME
+        elif isinstance(value, str):
+            fixed += tok.count(value)
+        else:  # tool_calls, function_call: an estimate, OpenAI publishes no rule
+            fixed += tok.count(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    return _Message(i, role, fixed, tuple(texts), structured)
+
+
+def _total(parsed: Sequence[_Message]) -> int:
+    return TOKENS_REPLY_PRIMING + sum(m.tokens for m in parsed)
+
+
+def count_message_tokens(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    model: str | None = None,
+    tokenizer: str | Tokenizer | None = None,
+    image_tokens: int | None = None,
+) -> int:
+    """Prompt tokens of chat ``messages`` as OpenAI bills them (the cookbook's formula).
+
+    ``3 + sum(3 + tokens(role) + tokens(content) + (tokens(name) + 1 if name))`` with the
+    tokenizer of ``model`` (or ``tokenizer``; o200k_base when neither is given). Image parts
+    cost 85 tokens with ``detail: "low"``, else ``image_tokens``. ``tool_calls`` and
+    ``function_call`` are counted as their JSON text: an estimate (OpenAI publishes no rule).
+
+    >>> count_message_tokens([{"role": "user", "content": "Hello."}], model="gpt-4o")
+    9
+    """
+    opts = _check(
+        "count_message_tokens", model=model, tokenizer=tokenizer, image_tokens=image_tokens
+    )
+    tok = _tokenizer("count_message_tokens", opts["model"], opts["tokenizer"])
+    return _total(_parse(messages, tok, opts["image_tokens"]))
+
+
+def _last_user(parsed: Sequence[_Message]) -> int | None:
+    return next((m.index for m in reversed(parsed) if m.role == "user"), None)
+
+
+def _allowed(m: _Message, last_user: int | None, keep_system: bool, keep_last_user: bool) -> str:
+    """Why message ``m`` may not be condensed ("" when it may)."""
+    if m.structured:
+        return "it carries tool_calls/function_call, which are never condensed"
+    if not m.texts:
+        return "it has no text to condense"
+    if keep_system and m.role in _SYSTEM_ROLES:
+        return f"it is a {m.role} message and keep_system=True (pass keep_system=False)"
+    if keep_last_user and m.index == last_user:
+        return "it is the last user message and keep_last_user=True (pass keep_last_user=False)"
+    return ""
+
+
+def _longest_first(indices: Sequence[int], lengths: Sequence[int], room: int) -> list[int]:
+    """The fewest of the longest texts to condense: the first ``k`` (lengths descending) such
+    that the others fit verbatim and none of them is longer than the room the ``k`` condensed
+    ones get on average (water-filling: two long messages share the cut instead of one of
+    them being gutted while the other stays whole). All of them when nothing smaller works.
+
+    >>> _longest_first([1, 3, 5], [5000, 4900, 100], 5000)
+    [1, 3]
+    >>> _longest_first([1, 3, 5], [5000, 200, 100], 4000)
+    [1]
+    """
+    n = len(lengths)
+    rest = sum(lengths)
+    for k in range(1, n + 1):
+        rest -= lengths[k - 1]
+        share = room - rest
+        if share >= 0 and (k == n or share >= k * lengths[k]):
+            return sorted(indices[:k])
+    return sorted(indices)
+
+
+def _choose(
+    parsed: Sequence[_Message],
+    messages: Sequence[Mapping[str, Any]],
+    compress: CompressSpec,
+    *,
+    limit: int,
+    keep_system: bool,
+    keep_last_user: bool,
+) -> list[int]:
+    """Indices of the messages to condense."""
+    last_user = _last_user(parsed)
+    if isinstance(compress, str):  # "auto": longest user/tool (and freed roles) first
+        roles = _AUTO_ROLES + (() if keep_system else _SYSTEM_ROLES)
+        pool = sorted(
+            (
+                m
+                for m in parsed
+                if m.role in roles and not _allowed(m, last_user, keep_system, keep_last_user)
+            ),
+            key=lambda m: (-m.text_tokens, m.index),
+        )
+        room = limit - (_total(parsed) - sum(m.text_tokens for m in pool))
+        return _longest_first([m.index for m in pool], [m.text_tokens for m in pool], room)
+    if callable(compress):
+        wanted = [m.index for m in parsed if compress(m.index, messages[m.index])]
+    else:
+        wanted = list(compress)
+    for i in wanted:
+        if not -len(parsed) <= i < len(parsed):
+            raise InvalidParameterError(
+                f"The 'compress' parameter of fit_messages names message {i}, but there are "
+                f"{len(parsed)} messages; pass indices in [0, {len(parsed) - 1}].",
+                parameter="compress",
+                value=i,
+            )
+        why = _allowed(parsed[i], last_user, keep_system, keep_last_user)
+        if why:
+            raise InvalidParameterError(
+                f"The 'compress' parameter of fit_messages names message {i % len(parsed)}, "
+                f"which cannot be condensed: {why}; leave it out of compress.",
+                parameter="compress",
+                value=i,
+            )
+    return sorted({i % len(parsed) for i in wanted})
+
+
+def _build_options(**values: Any) -> dict[str, Any]:
+    """Check the options handed to ``build_context`` here, so a bad one fails at once and
+    names fit_messages, not only when a message needs condensing."""
+    return {
+        name: check("fit_messages", name, v, _PIPELINE_RULES[name]) for name, v in values.items()
+    }
+
+
+def _auto_query(parsed: Sequence[_Message]) -> str | None:
+    """The last user message's text: the question, and nothing that answers it."""
+    last = _last_user(parsed)
+    if last is None:
+        return None
+    text = "\n".join(t.text for t in parsed[last].texts)
+    return text if text.strip() else None
+
+
+def _with_texts(
+    messages: Sequence[Mapping[str, Any]], targets: Sequence[tuple[int, _Text]], kept: list[str]
+) -> list[dict[str, Any]]:
+    out = [copy.deepcopy(dict(m)) for m in messages]
+    for (i, t), text in zip(targets, kept, strict=True):
+        if t.part is None:
+            out[i]["content"] = text
+        else:
+            parts = list(out[i]["content"])
+            parts[t.part] = {**parts[t.part], "text": text}
+            out[i]["content"] = parts
+    return out
+
+
+def fit_messages(
+    messages: Sequence[Mapping[str, Any]],
+    budget: int,
+    *,
+    model: str | None = None,
+    tokenizer: str | Tokenizer | None = None,
+    compress: CompressSpec = "auto",
+    reserve: int = 0,
+    query: str | None = "auto",
+    selector: str | Selector | Router = DEFAULT_SELECTOR,
+    unitizer: str | Unitizer = "sentence",
+    representation: str | Representation = "tfidf",
+    pin: Pin | Sequence[Pin] | None = None,
+    on_pin_overflow: Literal["rank", "error"] = "rank",
+    image_tokens: int | None = None,
+    keep_system: bool = True,
+    keep_last_user: bool = True,
+    separator: str = "\n",
+    truncate: bool = False,
+    selector_options: Mapping[str, Any] | None = None,
+    unitizer_options: Mapping[str, Any] | None = None,
+) -> FittedMessages:
+    """Condense chat ``messages`` so that their prompt tokens are ``<= budget - reserve``.
+
+    Tokens are counted by :func:`count_message_tokens` (the OpenAI cookbook's formula:
+    3 per message, role and content, 1 more for a name, 3 to prime the reply). Messages that
+    already fit are returned unchanged. Otherwise the messages chosen by ``compress`` are
+    condensed with ONE selection over all of them (``build_context`` over a list of
+    documents, one per text, no header), and each gets its own kept sentences back:
+
+    - ``compress="auto"``: the user and tool messages other than the last user message,
+      longest first, as many as needed: the rest must fit verbatim, and none of the rest may
+      be longer than the average room of the condensed ones (so two long messages share the
+      cut). System messages join them when ``keep_system=False``, the last user message when
+      ``keep_last_user=False``. A sequence of message indices, or a callable
+      ``(index, message) -> bool``, names them instead.
+    - System/developer messages and the last user message stay verbatim unless
+      ``keep_system``/``keep_last_user`` is False; assistant messages unless named; messages
+      with ``tool_calls``/``function_call`` and image parts always.
+    - ``query="auto"`` ranks sentences by relevance to the last user message (never to
+      anything after it); None uses the centroid of the condensed text; a str is the query.
+    - ``pin`` and ``on_pin_overflow`` are ``build_context``'s; a unit id counts the units of
+      the condensed texts in message order.
+
+    BPE counts are not additive, so the result is recounted; if it is over, the content
+    budget shrinks by the overshoot and the selection runs again (a few rounds at most, then
+    the condensed texts are emptied): ``result.prompt_tokens <= budget - reserve`` always.
+    When the messages that stay verbatim alone exceed it, :class:`InputError` says by how much.
+
+    >>> msgs = [
+    ...     {"role": "system", "content": "Answer from the note."},
+    ...     {"role": "user", "content": "Chest pain at rest. Troponin negative twice. "
+    ...      "Diet as tolerated. Follow up with cardiology in two weeks."},
+    ...     {"role": "user", "content": "Was troponin negative?"},
+    ... ]
+    >>> fit = fit_messages(msgs, 40, model="gpt-4o")
+    >>> fit.prompt_tokens <= 40, fit.messages[2] == msgs[2], fit.compressed[0].index
+    (True, True, 1)
+    """
+    opts = _check(
+        "fit_messages",
+        budget=budget,
+        reserve=reserve,
+        model=model,
+        tokenizer=tokenizer,
+        image_tokens=image_tokens,
+        keep_system=keep_system,
+        keep_last_user=keep_last_user,
+        compress=compress,
+        query=query,
+    )
+    build = _build_options(
+        selector=selector,
+        unitizer=unitizer,
+        representation=representation,
+        separator=separator,
+        truncate=truncate,
+        selector_options=selector_options,
+        unitizer_options=unitizer_options,
+        on_pin_overflow=on_pin_overflow,
+    )
+    if reserve >= budget:
+        raise InvalidParameterError(
+            f"The 'reserve' parameter of fit_messages must be < budget ({budget}). Got "
+            f"{reserve} instead; nothing would be left for the messages. Lower reserve or "
+            "raise the budget.",
+            parameter="reserve",
+            value=reserve,
+        )
+    tok = _tokenizer("fit_messages", opts["model"], opts["tokenizer"])
+    parsed = _parse(messages, tok, opts["image_tokens"])
+    limit = budget - reserve
+    before = _total(parsed)
+    common: dict[str, Any] = {
+        "prompt_tokens_before": before,
+        "budget": budget,
+        "reserve": reserve,
+        "tokenizer": tok.name,
+    }
+    if before <= limit:
+        return FittedMessages(
+            messages=tuple(copy.deepcopy(dict(m)) for m in messages),
+            prompt_tokens=before,
+            notes=(f"the messages fit ({before} <= {limit} tokens): sent unchanged",),
+            **common,
+        )
+    chosen = _choose(
+        parsed,
+        messages,
+        compress,
+        limit=limit,
+        keep_system=keep_system,
+        keep_last_user=keep_last_user,
+    )
+    # Whitespace-only texts have nothing to select: they stay, and count as fixed.
+    targets = [(i, t) for i in chosen for t in parsed[i].texts if t.text.strip()]
+    image_cost = opts["image_tokens"]
+
+    def recount(kept: list[str]) -> tuple[list[dict[str, Any]], int]:
+        out = _with_texts(messages, targets, kept)
+        return out, _total(_parse(out, tok, image_cost))
+
+    # The floor: every condensed text emptied, counted as such (a tokenizer may count "" > 0).
+    empty = [""] * len(targets)
+    out, fixed = recount(empty)
+    if fixed > limit:
+        kept_names = ", ".join(str(m.index) for m in parsed if m.index not in chosen)
+        raise InputError(
+            f"The messages that cannot be condensed need {fixed} tokens, more than the "
+            f"{limit} available (budget {budget} - reserve {reserve}); they are messages "
+            f"{kept_names or 'none'} plus the chat format's overhead. Raise the budget, lower "
+            "the reserve, or let more be condensed (keep_system=False, keep_last_user=False, "
+            "or name messages in compress=).",
+            parameter="budget",
+            value=budget,
+        )
+    for i, t in targets:
+        try:
+            validate_text(t.text)
+        except InputError as exc:
+            where = "content" if t.part is None else f"content part {t.part}"
+            raise _input_error(i, f"{where}: {exc}", "fix that text.", exc.value) from exc
+    q = _auto_query(parsed) if query == "auto" else query
+    notes: list[str] = []
+    # What the condensed texts may cost, counted as they are counted in the messages.
+    content_budget = limit - (before - sum(t.tokens for _, t in targets))
+    kept, total, ctx = empty, fixed, None
+    for _ in range(_MAX_ROUNDS):
+        if content_budget < 1:
+            break
+        ctx = build_context(
+            [t.text for _, t in targets],
+            content_budget,
+            tokenizer=tok,
+            query=q,
+            pin=pin,
+            document_header=None,
+            document_separator="",
+            **build,
+        )
+        kept = [d.text for d in ctx.documents]
+        out, total = recount(kept)
+        if total <= limit:
+            break
+        # The selection counted the condensed texts joined; apart, they can cost more.
+        notes.append(
+            f"recounted {total} > {limit} tokens (the condensed texts cost more apart than "
+            f"joined); selected again with a content budget of "
+            f"{content_budget - (total - limit)}"
+        )
+        content_budget -= total - limit
+    if total > limit or ctx is None:
+        kept, ctx = empty, None
+        out, total = recount(kept)  # == fixed <= limit, as checked above
+        notes.append("no room left for the condensed messages: their text was emptied")
+    provenance = tuple(
+        MessageProvenance(
+            index=i,
+            part=t.part,
+            role=parsed[i].role,
+            tokens_before=t.tokens,
+            tokens_after=tok.count(text),
+            units=tuple(u for u in ctx.units if u.document == k) if ctx is not None else (),
+            selector=ctx.selector if ctx is not None else "none",
+        )
+        for k, ((i, t), text) in enumerate(zip(targets, kept, strict=True))
+    )
+    if ctx is not None:
+        notes.extend(ctx.notes)
+        if ctx.reason:
+            notes.append(ctx.reason)
+    return FittedMessages(
+        messages=tuple(out),
+        prompt_tokens=total,
+        compressed=provenance,
+        notes=tuple(notes),
+        **common,
+    )
