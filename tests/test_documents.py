@@ -35,7 +35,11 @@ def test_whole_documents_are_sent_verbatim_with_headers() -> None:
     ctx = build_context(NOTES, budget=1000)
     assert ctx.reason == "documents fit the budget: sent whole and verbatim"
     assert ctx.text == "\n\n".join(f"[{d.id}]\n{d.text}" for d in NOTES)
-    assert ctx.document_tokens == TOK.count(ctx.text)
+    assert ctx.tokens_used == TOK.count(ctx.text)
+    heads = ["[ed]\n", "\n\n[echo]\n", "\n\n[dc]\n"]
+    assert ctx.document_tokens == sum(TOK.count(d.text) for d in NOTES) + sum(
+        TOK.count(h) for h in heads
+    )
     assert [d.text for d in ctx.documents] == [d.text for d in NOTES]
     assert [d.tokens for d in ctx.documents] == [TOK.count(d.text) for d in NOTES]
 

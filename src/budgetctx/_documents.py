@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from budgetctx._errors import InputError, InvalidParameterError
@@ -181,6 +181,8 @@ class Combined:
     unit_documents: tuple[int, ...]
     #: per document: the ids of its units
     document_units: tuple[tuple[int, ...], ...]
+    #: the text before each rendered document (separators and header), in order
+    leads: tuple[str, ...] = ()
 
 
 def combine(
@@ -208,6 +210,7 @@ def combine(
     headers: list[str] = []
     header_ids: list[int | None] = []
     header_texts: list[str] = []
+    leads: list[str] = []
     overlapping = any(s.overlapping for s in segmentations)
     n_segments = sum(len(s.segments) for s in segmentations)
     first = True
@@ -224,6 +227,7 @@ def combine(
             head + separator if head else ""
         )
         first = False
+        leads.append(lead)
         text_parts.append(lead)
         pos += len(lead)
         starts.append(pos)
@@ -236,22 +240,25 @@ def combine(
             header_texts.append(shared)
         header_ids.append(hid)
         base = len(segments)
-        segments.extend(replace(s, start=s.start + pos, end=s.end + pos) for s in seg.segments)
-        ids = []
-        for u in seg.units:
-            uid = len(units)
-            ids.append(uid)
-            segs = tuple(base + s for s in u.segments)
+        # Plain constructors, not dataclasses.replace: this runs once per segment and unit.
+        segments.extend(
+            Segment(g.start + pos, g.end + pos, g.text, g.kind, g.heading) for g in seg.segments
+        )
+        ids = range(len(units), len(units) + len(seg.units))
+        for uid, u in zip(ids, seg.units, strict=True):
+            segs = tuple(map(base.__add__, u.segments))
             units.append(
-                replace(
-                    u,
-                    id=uid,
-                    segments=segs,
-                    spans=tuple((a + pos, b + pos) for a, b in u.spans),
+                Unit(
+                    uid,
+                    segs,
+                    tuple((a + pos, b + pos) for a, b in u.spans),
+                    u.text,
+                    u.kind,
+                    u.section,
                 )
             )
             unit_segments.append(segs if hid is None else (*segs, hid))
-            unit_documents.append(i)
+        unit_documents.extend([i] * len(seg.units))
         document_units.append(tuple(ids))
         pos += len(seg.document)
         ends.append(pos)
@@ -278,4 +285,5 @@ def combine(
         header_texts=tuple(header_texts),
         unit_documents=tuple(unit_documents),
         document_units=tuple(document_units),
+        leads=tuple(leads),
     )

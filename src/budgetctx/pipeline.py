@@ -10,6 +10,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -187,12 +188,29 @@ class PreparedDocument:
     overlapping: bool = False
     #: several documents: where each sits in ``text``; None for one plain string
     layout: DocumentLayout | None = None
-    #: the units as a callable pin sees them: ids as in the context, spans into their document
-    local_units: tuple[Unit, ...] = ()
     #: per input document: its own token count
     documents_tokens: tuple[int, ...] = ()
-    #: per unit: the sections it belongs to (what a section-name pin matches)
-    unit_sections: tuple[frozenset[str], ...] = ()
+    #: per input document: its own segmentation (offsets into its own text)
+    document_segmentations: tuple[Segmentation, ...] = ()
+
+    @cached_property
+    def exact_tokens(self) -> int:
+        """The exact count of ``text`` (for several documents, ``document_tokens`` is the
+        sum of each document's and each header's count)."""
+        return self.document_tokens if self.layout is None else self.tokenizer.count(self.text)
+
+    @cached_property
+    def local_units(self) -> tuple[Unit, ...]:
+        """The units as a callable pin sees them: ids as in the context, spans into their
+        own document."""
+        units = [u for s in self.document_segmentations for u in s.units]
+        return tuple(replace(u, id=gid) for gid, u in enumerate(units))
+
+    @cached_property
+    def unit_sections(self) -> tuple[frozenset[str], ...]:
+        """Per unit: the sections it belongs to (what a section-name pin matches), computed
+        per document so that a heading never runs on into the next document."""
+        return tuple(labs for s in self.document_segmentations for labs in unit_sections(s))
 
     @property
     def n_units(self) -> int:
@@ -334,13 +352,13 @@ def _prepare(
     t = time.perf_counter()
     layout: DocumentLayout | None = None
     header_texts: tuple[str, ...] = ()
+    leads: tuple[str, ...] = ()
     if docs is None:
         assert text is not None
         seg = unitize(text)
         unit_segments = tuple(u.segments for u in seg.units)
-        local_units = seg.units
         overlapping = seg.overlapping
-        sections = unit_sections(seg)
+        document_segmentations: tuple[Segmentation, ...] = (seg,)
     else:
         segs = [unitize(d.text) for d in docs]
         comb = combine(
@@ -352,25 +370,26 @@ def _prepare(
             unitizer=unit.name,
         )
         seg, layout, header_texts = comb.segmentation, comb.layout, comb.header_texts
+        leads = comb.leads
         text = seg.document
         unit_segments = comb.unit_segments
         overlapping = seg.overlapping or bool(header_texts)
-        local_units = tuple(
-            replace(u, id=gid)
-            for s, ids in zip(segs, comb.document_units, strict=True)
-            for u, gid in zip(s.units, ids, strict=True)
-        )
-        sections = [labs for s in segs for labs in unit_sections(s)]
+        document_segmentations = tuple(segs)
     timings["unitize"] = _ms(t)
     t = time.perf_counter()
     seg_costs = np.asarray(
         tok.count_batch([s.text + separator for s in seg.segments] + list(header_texts)),
         dtype=np.int64,
     )
-    doc_tokens = tok.count(text)
-    documents_tokens = (
-        (doc_tokens,) if docs is None else tuple(tok.count_batch([d.text for d in docs]))
-    )
+    if docs is None:
+        doc_tokens = tok.count(text)
+        documents_tokens: tuple[int, ...] = (doc_tokens,)
+    else:
+        # Each document and each header counted on its own: counting the combined text too
+        # would tokenize everything twice. Whether everything fits is settled by an exact
+        # count of the combined text, made only when the parts say it might (see _fits).
+        documents_tokens = tuple(tok.count_batch([d.text for d in docs]))
+        doc_tokens = sum(documents_tokens) + sum(tok.count_batch(list(leads)))
     timings["count"] = _ms(t)
     t = time.perf_counter()
     if seg.units:
@@ -405,9 +424,8 @@ def _prepare(
         unit_segments=unit_segments,
         overlapping=overlapping,
         layout=layout,
-        local_units=local_units,
         documents_tokens=documents_tokens,
-        unit_sections=tuple(sections),
+        document_segmentations=document_segmentations,
     )
 
 
@@ -595,6 +613,14 @@ def _route(
     return get_selector(name, **options), route
 
 
+def _fits(doc: PreparedDocument, capacity: int) -> bool:
+    """Whether everything fits ``capacity``, exactly counted. For several documents the sum of
+    the parts can exceed the whole by the merges across each join (a token or two), so the
+    combined text is counted only when the parts are that close."""
+    slack = 0 if doc.layout is None else 2 * len(doc.layout.documents)
+    return doc.document_tokens <= capacity + slack and doc.exact_tokens <= capacity
+
+
 def _select_pinned(
     sel: Selector,
     problem: SelectionProblem,
@@ -780,7 +806,7 @@ def _select(
             **common,
         )
 
-    if whole_if_fits and doc.document_tokens <= capacity:
+    if whole_if_fits and _fits(doc, capacity):
         # Nothing to cut: send everything verbatim, every unit kept (and credited with
         # the segments it holds first).
         ids = [u.id for u in seg.units]
@@ -800,7 +826,7 @@ def _select(
         what = "document fits" if layout is None else "documents fit"
         return Context(
             text=doc.text,
-            tokens_used=doc.document_tokens,
+            tokens_used=doc.exact_tokens,
             units=kept,
             excluded=(),
             reason=f"{what} the budget: sent whole and verbatim",
