@@ -153,3 +153,18 @@ def test_cli_html_into_a_missing_folder_exits_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["select", str(note), "-b", "30", "--html", str(out)])
     assert result.exit_code == 2
     assert "check the path" in result.stderr
+
+
+def test_cli_html_with_several_files_has_one_entry_per_file(tmp_path: Path) -> None:
+    first, second = tmp_path / "ed.txt", tmp_path / "echo.txt"
+    first.write_text(NOTE, encoding="utf-8")
+    second.write_text("ECHO: Ejection fraction 55%. Troponin negative.", encoding="utf-8")
+    out = tmp_path / "view.html"
+    result = CliRunner().invoke(
+        app, ["select", str(first), str(second), "-b", "60", "--html", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(_scripts(out.read_text(encoding="utf-8"))[0][1])
+    assert [d["id"] for d in data["documents"]] == [str(first), str(second)]
+    assert [d["text"] for d in data["documents"]] == [NOTE, second.read_text(encoding="utf-8")]
+    assert [d["id"] for d in data["context"]["documents"]] == [str(first), str(second)]
