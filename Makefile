@@ -18,7 +18,7 @@ UV_INSTALL = $(UV) pip install --quiet --python $(BIN)/python $$uv_options
 # and ggml builds one CPU backend for this machine (-march=native).
 LLAMA_CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE=$(CURDIR)/.ci/llama_cpp_minimal.cmake
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,7 +45,22 @@ lint: $(STAMP_TEST)
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
 
-unit: $(STAMP_TEST)
+# Chromium from the distribution for the viewer's browser tests: Playwright drives it (its own
+# browser download is not used, so chromium-driver is not needed either). Installed only when
+# missing and when apt-get can run as root; otherwise, or when apt-get fails, the tests skip
+# and say why: this target never fails the build.
+CHROMIUM_NAMES := chromium chromium-browser google-chrome
+browser:
+	@if [ -n "$$BUDGETCTX_CHROMIUM" ] || for b in $(CHROMIUM_NAMES); do command -v $$b; done \
+	    | grep -q .; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "make browser: installing chromium with apt-get"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends chromium >/dev/null; } \
+	    || echo "make browser: apt-get could not install chromium; the browser tests will skip"; \
+	else echo "make browser: no chromium, and no apt-get as root; the browser tests will skip"; fi
+
+unit: $(STAMP_TEST) browser
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
 
 test: lint typecheck unit

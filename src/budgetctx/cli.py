@@ -30,6 +30,7 @@ from budgetctx._format import (
     one_line,
     provenance_rows,
 )
+from budgetctx._html import render_html
 from budgetctx._io import decode_document, read_document, read_documents
 from budgetctx._messages import fit_messages
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
@@ -154,8 +155,12 @@ def select(
         str, typer.Option(help="Undecodable bytes: 'strict' (error) or 'replace'.")
     ] = "strict",
     as_json: Annotated[bool, typer.Option("--json", help="Print the full result as JSON.")] = False,
+    html_out: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the provenance view to this HTML file."),
+    ] = None,
 ) -> None:
-    """Print a context of at most BUDGET tokens built from FILES (provenance with --json).
+    """Print a context of at most BUDGET tokens built from FILES (provenance with --json/--html).
 
     One file is condensed on its own; several files (or --jsonl) share the budget, each
     rendered under its header, with provenance per document.
@@ -189,11 +194,15 @@ def select(
         document_header=decode_escapes(document_header) or None,
         document_separator=decode_escapes(document_separator),
     )
+    if html_out is not None:
+        html_out.write_text(render_html(ctx, documents), encoding="utf-8")
     if as_json:
         typer.echo(json.dumps(ctx.to_dict(), ensure_ascii=False, indent=2))
     else:
         typer.echo(ctx.text)
     typer.echo(context_summary(ctx), err=True)
+    if html_out is not None:
+        typer.echo(f"budgetctx: provenance view written to {html_out}", err=True)
 
 
 @app.command("fit-messages")
