@@ -364,3 +364,13 @@ def test_whole_document_units_are_credited_once() -> None:
     spans = sorted(s for u in ctx.units for s in u.spans)
     assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
     assert all(u.unit_spans for u in ctx.units)
+
+
+def test_an_empty_context_says_whether_a_unit_would_have_fitted() -> None:
+    note = "CHIEF COMPLAINT: Chest pain. Troponin negative x2. PLAN: aspirin."
+    lead = build_context(note, 8, selector="lead")
+    assert lead.units == () and lead.reason is not None
+    assert lead.reason.startswith("the lead selector kept no unit")
+    assert "no unit fits" not in lead.reason
+    tiny = build_context(note, 2)
+    assert tiny.reason is not None and tiny.reason.startswith("no unit fits the budget")

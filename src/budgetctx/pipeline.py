@@ -884,7 +884,11 @@ def _select(
         tokens_used=out.tokens,
         units=units,
         excluded=tuple(u for u in range(len(seg.units)) if u not in kept_set),
-        reason=None if units else _empty_reason(seg, tok, capacity, truncate),
+        reason=None
+        if units
+        else _empty_reason(
+            seg, tok, capacity, truncate, selector=sel.name, unit_costs=problem.unit_costs
+        ),
         notes=tuple(notes),
         timings_ms=timings,
         documents=_summaries(doc, out.pieces, kept_ids, whole=False),
@@ -892,8 +896,26 @@ def _select(
     )
 
 
-def _empty_reason(seg: Segmentation, tok: Tokenizer, budget: int, truncate: bool) -> str:
+def _empty_reason(
+    seg: Segmentation,
+    tok: Tokenizer,
+    budget: int,
+    truncate: bool,
+    *,
+    selector: str,
+    unit_costs: NDArray[np.int64],
+) -> str:
     smallest = min(tok.count(u.text) for u in seg.units)
+    cheapest = int(unit_costs.min()) if len(unit_costs) else smallest
+    if cheapest <= budget:
+        # Some unit would have fitted: the selector's own order ruled it out (lead takes a
+        # prefix, sliding a window), so "no unit fits" would be wrong.
+        return (
+            f"the {selector} selector kept no unit: the units it takes first need more than "
+            f"the budget of {budget} tokens, although the cheapest unit needs {cheapest} "
+            "(with its separator); use a selector that chooses by value (e.g. 'mmr'), raise "
+            "the budget, or pass truncate=True"
+        )
     why = (
         f"no unit fits the budget: the smallest unit needs {smallest} tokens and the budget "
         f"is {budget}; "
