@@ -43,6 +43,17 @@ def batch(
     truncate: Annotated[
         bool, typer.Option(help="Cut one more unit at a token boundary to fill the budget.")
     ] = False,
+    pin: Annotated[
+        list[str] | None,
+        typer.Option(help="Always keep this section (case-insensitive); repeatable."),
+    ] = None,
+    pin_regex: Annotated[
+        list[str] | None,
+        typer.Option("--pin-regex", help="Always keep units matching this regex; repeatable."),
+    ] = None,
+    reserve: Annotated[
+        int, typer.Option(help="Tokens of the budget to keep free (instruction, answer).")
+    ] = 0,
     engine: Annotated[str, typer.Option(help="local (process pool) or ray (Ray Data).")] = (
         "local"
     ),
@@ -57,6 +68,7 @@ def batch(
     n_units, units_kept, provenance (kept unit spans as JSON), reason, error. Rows that cannot
     be condensed (no text, corrupt line, duplicate id) are kept with their error.
     """
+    from budgetctx import pin_regex as compile_pin
     from budgetctx.batch import run_batch
 
     # Errors (BudgetCtxError, OSError) become one line and exit 2 in the CLI's group, as for
@@ -70,6 +82,11 @@ def batch(
         "separator": decode_escapes(separator),
         "truncate": truncate,
     }
+    pins: list[Any] = [*(pin or []), *(compile_pin(p) for p in pin_regex or [])]
+    if pins:
+        options["pin"] = pins
+    if reserve:
+        options["reserve"] = reserve
     summary = run_batch(
         input,
         out,

@@ -265,3 +265,32 @@ def test_cli_batch_separator_escapes_like_select(tmp_path: Path) -> None:
         app, [*base[:3], str(tmp_path / "o2.jsonl"), *base[4:], "--separator", "\\x"]
     )
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1, bad.stderr
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_cli_batch_pins_and_reserve(tmp_path: Path, workers: int) -> None:
+    notes = [
+        {"id": f"n{i}", "text": f"HISTORY: Cough for {i + 2} days. Fever to 39 C. "
+         "ALLERGIES:\nSulfa causes rash.\nPLAN: Amoxicillin for seven days. Warfarin held."}
+        for i in range(4)
+    ]  # fmt: skip
+    src = _write_jsonl(tmp_path / "in.jsonl", notes)
+    out = tmp_path / "out.jsonl"
+    args = [
+        "batch", str(src), "--out", str(out), "--budget", "30", "--reserve", "8",
+        "--pin", "allergies", "--pin-regex", "(?i)warfarin", "--no-progress",
+        "--workers", str(workers), "--selector", "lead",
+    ]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    got = _read(out)
+    assert len(got) == 4
+    for row in got:
+        assert int(row["tokens_used"]) <= 22
+        assert "Sulfa causes rash." in row["context"] and "Warfarin held." in row["context"]
+    # The same command resumes (pins are part of the journal's configuration) ...
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0 and "0 new, 4 already done" in again.stderr
+    # ... and another pin is another configuration, refused with the fix.
+    other = runner.invoke(app, [*args[:-2], "--pin-regex", "(?i)fever"])
+    assert other.exit_code == 2

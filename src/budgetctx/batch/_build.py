@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
+from budgetctx._pins import check_pins
 from budgetctx._validation import (
     Constraint,
     InstanceOf,
@@ -121,7 +122,11 @@ class ContextBuilder:
         # A probe: a bad option value fails here, once, not as an error on every item. Pool
         # workers skip it: the parent has probed the same options before forking them.
         if _probe:
-            self("Probe sentence one. Probe sentence two.")
+            # Pins are checked for what they are, not run: on the probe a section pin would
+            # match nothing (a warning) and a unit id could be out of range.
+            check_pins(opts.get("pin"))
+            probe = {k: v for k, v in opts.items() if k != "pin"}
+            build_context("Probe sentence one. Probe sentence two.", self.budget, **probe)
 
     def __call__(self, document: Any) -> Context:
         return build_context(document, self.budget, **self.options)

@@ -313,19 +313,27 @@ def _plain(value: Any) -> Any:
 
 
 def _describe(options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options as JSON for the journal: instances by name and parameters."""
-    out: dict[str, Any] = {}
-    for key, value in sorted(options.items()):
-        if value is None or isinstance(value, str | int | float | bool | list | dict | tuple):
-            out[key] = value
-        else:
-            params = getattr(value, "params", None)
-            out[key] = {
-                "type": type(value).__name__,
-                "name": getattr(value, "name", None),
-                "params": params() if callable(params) else None,
-            }
-    return out
+    """Options as JSON for the journal: instances by name and parameters, regexes (pins) by
+    pattern and flags."""
+    return {key: _describe_value(value) for key, value in sorted(options.items())}
+
+
+def _describe_value(value: Any) -> Any:
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list | tuple):
+        return [_describe_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _describe_value(v) for k, v in value.items()}
+    pattern = getattr(value, "pattern", None)
+    if isinstance(pattern, str):
+        return {"regex": pattern, "flags": int(getattr(value, "flags", 0))}
+    params = getattr(value, "params", None)
+    return {
+        "type": type(value).__name__,
+        "name": getattr(value, "name", getattr(value, "__name__", None)),
+        "params": params() if callable(params) else None,
+    }
 
 
 class _Progress:
