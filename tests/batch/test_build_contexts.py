@@ -4,6 +4,8 @@ a process pool, with errors raised or recorded and options checked before any wo
 from __future__ import annotations
 
 import itertools
+import os
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +21,7 @@ from budgetctx import (
 )
 from budgetctx.batch import ItemError
 from budgetctx.context import Context
+from budgetctx.unitizers import get_unitizer
 
 from ._docs import notes, rows
 
@@ -138,3 +141,37 @@ def test_an_endless_iterable_is_read_a_window_at_a_time() -> None:
     assert len(first) == 5
     # 5 yielded, at most 3 more in flight (plus the one being submitted when the head is ready).
     assert pulled <= 5 + 3 + 1
+
+
+class _KillingUnitizer:
+    """Sentence units, except that a document containing KILL-WORKER kills its process, as
+    the kernel's out-of-memory killer would."""
+
+    name = "killing"
+
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    def unitize(self, text: str) -> Any:
+        if "KILL-WORKER" in text:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return get_unitizer("sentence").unitize(text)
+
+
+def test_a_worker_killed_mid_batch_costs_only_its_item() -> None:
+    items = notes(7)
+    items[3] = "KILL-WORKER. " + items[3]
+    results = list(
+        build_contexts(items, 40, workers=2, unitizer=_KillingUnitizer(), on_error="record")
+    )
+    assert len(results) == 7
+    dead = results[3]
+    assert isinstance(dead, ItemError) and dead.index == 3 and dead.error == "WorkerDied"
+    assert "worker process died" in dead.message
+    for i, got in enumerate(results):
+        if i != 3:
+            want = build_context(items[i], 40, unitizer=_KillingUnitizer())
+            assert _comparable(got) == _comparable(want)
+    with pytest.raises(BudgetCtxError, match="worker process died") as info:
+        list(build_contexts(items, 40, workers=2, unitizer=_KillingUnitizer()))
+    assert "item 3" in "".join(getattr(info.value, "__notes__", []))

@@ -7,8 +7,9 @@ import inspect
 import multiprocessing
 import sys
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -260,13 +261,20 @@ def _pooled(
     id_field: str,
 ) -> Iterator[Context | ItemError]:
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(budget, options)
-    )
+
+    def new_pool() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=ctx,
+            initializer=_init_worker,
+            initargs=(budget, options),
+        )
+
+    pool = new_pool()
     # Items travel in chunks: one task per item costs the parent ~1 ms of queue and pickling
     # work, a few % of a 2k-token context; two chunks per worker keep every worker busy.
     chunk = max(1, min(_MAX_CHUNK, window // (2 * workers)))
-    queue: deque[tuple[int, Future[list[Context | ItemError]]]] = deque()
+    queue: deque[tuple[list[_Entry], Future[list[Context | ItemError]]]] = deque()
     source = enumerate(items)
     exhausted = False
     in_flight = 0
@@ -288,17 +296,33 @@ def _pooled(
                         raise
                     entries.append(_failure(index, ident, exc))
                 if len(entries) >= chunk:
-                    queue.append((len(entries), pool.submit(_run_chunk, entries)))
+                    queue.append((entries, pool.submit(_run_chunk, entries)))
                     in_flight += len(entries)
                     entries = []
             if entries:
-                queue.append((len(entries), pool.submit(_run_chunk, entries)))
+                queue.append((entries, pool.submit(_run_chunk, entries)))
                 in_flight += len(entries)
             if not queue:
                 return
-            size, pending = queue.popleft()
-            in_flight -= size
-            for result in pending.result():
+            try:
+                results = queue[0][1].result()
+            except BrokenProcessPool:
+                # A worker died (killed for memory, a crash in native code): every chunk in
+                # flight is lost with it. Redo them one item at a time in a fresh pool, so
+                # that the item that kills a worker is found and named, and go on.
+                lost = [e for chunk_entries, _ in queue for e in chunk_entries]
+                queue.clear()
+                in_flight = 0
+                pool.shutdown(wait=True, cancel_futures=True)
+                pool, redone = _redo_one_by_one(lost, new_pool)
+                for result in redone:
+                    if isinstance(result, ItemError) and on_error == "raise":
+                        raise _raised(result) from None
+                    yield result
+                continue
+            entries_done, _ = queue.popleft()
+            in_flight -= len(entries_done)
+            for result in results:
                 if isinstance(result, ItemError) and on_error == "raise":
                     raise _raised(result)
                 yield result
@@ -306,6 +330,38 @@ def _pooled(
         for _, pending in queue:
             pending.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _redo_one_by_one(
+    entries: list[_Entry], new_pool: Callable[[], ProcessPoolExecutor]
+) -> tuple[ProcessPoolExecutor, list[Context | ItemError]]:
+    """Condense ``entries`` one per task in a fresh pool; an item whose worker dies again is
+    an :class:`ItemError`. Returns the pool to go on with and the results in order."""
+    pool = new_pool()
+    out: list[Context | ItemError] = []
+    for entry in entries:
+        try:
+            out.extend(pool.submit(_run_chunk, [entry]).result())
+        except BrokenProcessPool:
+            pool.shutdown(wait=True, cancel_futures=True)
+            pool = new_pool()
+            if isinstance(entry, ItemError):  # never run by a worker: not what killed it
+                out.append(entry)
+                continue
+            index, ident, _ = entry
+            out.append(
+                ItemError(
+                    index=index,
+                    id=ident,
+                    error="WorkerDied",
+                    message=(
+                        "the worker process died while condensing this item (killed, e.g. "
+                        "for lack of memory, or a crash in native code); the batch went on "
+                        "in a new worker. Give the workers more memory, or split the item."
+                    ),
+                )
+            )
+    return pool, out
 
 
 _MAX_CHUNK = 8
