@@ -123,6 +123,7 @@ class DenseKernel(Kernel):
             )
         self.n = self.G.shape[0]
         self._cov_sums: FloatArray | None = None
+        self._weighted: tuple[bytes, FloatArray] | None = None
         self._pos: NDArray[np.float32] | None = None
 
     @property
@@ -154,10 +155,18 @@ class DenseKernel(Kernel):
     def weighted_coverage_sums(self, weights: FloatArray) -> FloatArray:
         # The coverage kernel is symmetric, so column sums are row products. Blocks of rows
         # keep float64 accuracy (as coverage_sums has) without a float64 copy of the matrix.
+        # It reads the whole n x n matrix, and RCD asks twice per selection (its coverage
+        # scale, then the coverage term), a sweep once per budget: the last weights' answer
+        # is kept, as coverage_sums keeps its own.
         w = np.asarray(weights, dtype=np.float64)
+        key = w.tobytes()
+        if self._weighted is not None and self._weighted[0] == key:
+            return self._weighted[1]
         out: FloatArray = np.empty(self.n)
         for b in range(0, self.n, 512):
             out[b : b + 512] = self.positive[b : b + 512].astype(np.float64) @ w
+        out.flags.writeable = False
+        self._weighted = (key, out)
         return out
 
     def gram(self, rows: Sequence[int] | IntArray, j: int) -> FloatArray:
