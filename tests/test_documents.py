@@ -126,3 +126,13 @@ def test_bad_header_and_order() -> None:
         build_context(NOTES, budget=10, document_header="[{name}]")
     with pytest.raises(InvalidParameterError, match="grouped by document"):
         build_context(NOTES, budget=10, order="selection")
+
+
+def test_a_position_prior_counts_positions_within_each_document() -> None:
+    # With a steep lead prior, numbering units across the concatenation would leave the
+    # second document's opening with weight exp(-6); within each document it weighs 1.
+    a = " ".join(f"Cardiac finding number {i} was noted." for i in range(6))
+    b = " ".join(f"Renal finding number {i} was noted." for i in range(6))
+    spec = {"position_decay": 1.0}
+    ctx = build_context([a, b], 30, selector="mmr", selector_options=spec)
+    assert [(u.document, u.spans[0][0]) for u in ctx.units] == [(0, 0), (1, 0)]

@@ -194,6 +194,15 @@ class PreparedDocument:
     document_segmentations: tuple[Segmentation, ...] = ()
 
     @cached_property
+    def unit_positions(self) -> NDArray[np.int64] | None:
+        """Each unit's position in its own document; None for one document (0..n-1)."""
+        if self.layout is None:
+            return None
+        return np.concatenate(
+            [np.arange(len(s.units), dtype=np.int64) for s in self.document_segmentations]
+        )
+
+    @cached_property
     def exact_tokens(self) -> int:
         """The exact count of ``text`` (for several documents, ``document_tokens`` is the
         sum of each document's and each header's count)."""
@@ -592,6 +601,7 @@ def _problem(doc: PreparedDocument, budget: int) -> SelectionProblem:
         # ".\n" is often a single token, so counting it is what keeps repairs rare.
         capacity=budget,
         overlapping=doc.overlapping,
+        positions=doc.unit_positions,
     )
 
 
@@ -688,6 +698,7 @@ def _select_pinned(
         features=subset_features(problem.features, rest),
         capacity=int(tracker.remaining),
         overlapping=problem.overlapping,
+        positions=problem.unit_positions()[rest],
     )
     chosen = sel.select(sub)
     mapped = Selection(

@@ -120,6 +120,21 @@ def test_position_decay_is_a_lead_prior() -> None:
     assert FacilitySelector(position_decay=2.0).select(cover).order == (0,)
 
 
+def test_position_decay_reads_the_problems_positions() -> None:
+    # Unit 2 opens a second document (position 0): the prior weighs it like unit 0.
+    from dataclasses import replace
+
+    from budgetctx.selectors._priors import unit_weights
+
+    problem = make_problem([0.9, 0.9, 1.0], [1, 1, 1], 1)
+    w = unit_weights(problem, position_decay=0.5, min_unit_tokens=0)
+    assert w is not None and np.allclose(w, np.exp(-0.5 * np.arange(3)))
+    two_docs = replace(problem, positions=np.array([0, 1, 0]))
+    w2 = unit_weights(two_docs, position_decay=0.5, min_unit_tokens=0)
+    assert w2 is not None and np.allclose(w2, [1.0, np.exp(-0.5), 1.0])
+    assert MMRSelector(lambda_=1.0, position_decay=0.5).select(two_docs).order == (2,)
+
+
 @pytest.mark.parametrize("name", ["mmr", "facility", "rcd"])
 def test_fragment_rule_never_selects_short_units(name: str) -> None:
     # unit 1 is a 2-token fragment as relevant as the rest; with the rule it is never taken

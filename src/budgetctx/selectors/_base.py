@@ -39,6 +39,9 @@ class SelectionProblem:
     features: UnitFeatures
     capacity: int
     overlapping: bool = False
+    #: each unit's position in its own document (what a position prior reads); None means
+    #: ``0..n-1``. Several documents, or the units left once pinned ones are taken, set it.
+    positions: IntArray | None = None
     unit_costs: IntArray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -56,6 +59,12 @@ class SelectionProblem:
     @property
     def relevance(self) -> NDArray[np.float64]:
         return self.features.relevance
+
+    def unit_positions(self) -> IntArray:
+        """Each unit's position in its own document (``0..n-1`` for one document)."""
+        if self.positions is not None:
+            return self.positions
+        return np.arange(self.n, dtype=np.int64)
 
     def tracker(self) -> BudgetTracker:
         return BudgetTracker(self)

@@ -1,6 +1,7 @@
 """Per-unit weights for the selectors' objectives: a lead (position) prior and a fragment rule.
 
-The weight of unit ``i`` (units numbered in document order from 0) is::
+The weight of unit ``i`` (units numbered in document order from 0; with several documents,
+within each document, so that a later document is not penalised for coming later) is::
 
     w_i = exp(-position_decay * i)     if unit i costs >= min_unit_tokens tokens
     w_i = 0                            otherwise (a fragment: "OK .", "Yeah .", "1.")
@@ -50,7 +51,8 @@ def unit_weights(
     keep = allowed_units(problem, min_unit_tokens=min_unit_tokens)
     if position_decay == 0 and keep is None:
         return None
-    w: FloatArray = np.exp(-position_decay * np.arange(problem.n, dtype=np.float64))
+    positions = problem.unit_positions().astype(np.float64)
+    w: FloatArray = np.exp(-position_decay * positions)
     if keep is not None:
         w[~keep] = 0.0
     return w
