@@ -52,7 +52,9 @@ def unit_weights(
     if position_decay == 0 and keep is None:
         return None
     positions = problem.unit_positions().astype(np.float64)
-    w: FloatArray = np.exp(-position_decay * positions)
+    # A huge decay overflows to inf, whose exp(-inf) is the weight 0 it should be.
+    with np.errstate(over="ignore"):
+        w: FloatArray = np.exp(-position_decay * positions)
     if keep is not None:
         w[~keep] = 0.0
     return w
