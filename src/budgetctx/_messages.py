@@ -140,14 +140,7 @@ class MessageProvenance:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["tokens_saved"] = self.tokens_saved
-        out["units"] = [
-            {
-                **asdict(u),
-                "spans": [list(s) for s in u.spans],
-                "unit_spans": [list(s) for s in u.unit_spans],
-            }
-            for u in self.units
-        ]
+        out["units"] = [u.to_dict() for u in self.units]
         return out
 
 

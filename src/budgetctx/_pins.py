@@ -24,7 +24,15 @@ from budgetctx.unitizers import Segmentation, Unit
 from budgetctx.unitizers._segment import _normalise_heading
 from budgetctx.unitizers._sentence import section_labels
 
-__all__ = ["PIN_REGEX_TIMEOUT", "Pin", "check_pins", "pin_regex", "pinned_units", "unit_sections"]
+__all__ = [
+    "PIN_REGEX_TIMEOUT",
+    "Pin",
+    "check_pins",
+    "is_pin",
+    "pin_regex",
+    "pinned_units",
+    "unit_sections",
+]
 
 #: Seconds one pin regex may spend over all the units of a call.
 PIN_REGEX_TIMEOUT = 1.0
@@ -75,15 +83,18 @@ def _as_pins(pin: object) -> list[Any]:
     )
 
 
+def is_pin(value: object) -> bool:
+    """Whether ``value`` is one pin: a section name, a regex, a unit id or a callable."""
+    if isinstance(value, bool) or value is None:
+        return False
+    return isinstance(value, str | int | re.Pattern | regex.Pattern) or callable(value)
+
+
 def check_pins(pin: object) -> None:
     """Refuse what cannot be a pin, before any document is seen (what a batch or a service
     checks once at start; whether a pin matches is a per-document question)."""
     for p in _as_pins(pin):
-        if (
-            isinstance(p, bool)
-            or p is None
-            or not (isinstance(p, str | int | re.Pattern | regex.Pattern) or callable(p))
-        ):
+        if not is_pin(p):
             raise InvalidParameterError(
                 f"A pin must be a section name, a regex, a unit id or a callable; got "
                 f"{short_repr(p)} ({type(p).__name__}). e.g. pin=['ALLERGIES', 3].",

@@ -96,6 +96,13 @@ class SelectedUnit:
     document_id: str | None = None
     pinned: bool = False
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (spans become lists)."""
+        out = asdict(self)
+        out["spans"] = [list(s) for s in self.spans]
+        out["unit_spans"] = [list(s) for s in self.unit_spans]
+        return out
+
 
 @dataclass(frozen=True)
 class DocumentSummary:
@@ -183,14 +190,7 @@ class Context:
         """A JSON-ready dict (spans become lists)."""
         out = asdict(self)
         out["tokens_saved"] = self.tokens_saved
-        out["units"] = [
-            {
-                **asdict(u),
-                "spans": [list(s) for s in u.spans],
-                "unit_spans": [list(s) for s in u.unit_spans],
-            }
-            for u in self.units
-        ]
+        out["units"] = [u.to_dict() for u in self.units]
         out["excluded"] = list(self.excluded)
         out["notes"] = list(self.notes)
         out["route"] = self.route.to_dict() if self.route is not None else None

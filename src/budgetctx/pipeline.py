@@ -260,7 +260,7 @@ class PreparedDocument:
             on_pin_overflow=on_pin_overflow,
         )
         _check_reserve(opts["budget"], opts["reserve"])
-        _check_order(order, self.layout)
+        _check_order(order, several=self.layout is not None)
         chosen = _resolve_selector(selector, opts["selector_options"])
         return _select(
             self,
@@ -529,8 +529,7 @@ def build_context(
     )
     _check_reserve(opts["budget"], opts["reserve"])
     check_header_template(document_header)
-    if order != "document" and not isinstance(documents, str):
-        _check_order(order, "several")
+    _check_order(order, several=not isinstance(documents, str))
     chosen = _resolve_selector(selector, opts.pop("selector_options"))
     budget = opts.pop("budget")
     reserve = opts.pop("reserve")
@@ -560,8 +559,8 @@ def _check_reserve(budget: int, reserve: int) -> None:
         )
 
 
-def _check_order(order: str, layout: object) -> None:
-    if order != "document" and layout is not None:
+def _check_order(order: str, *, several: bool) -> None:
+    if order != "document" and several:
         raise InvalidParameterError(
             f"order={order!r} is not supported with several documents: the context is grouped "
             "by document, in input order. Use order='document'.",
@@ -712,25 +711,27 @@ def _select_pinned(
 
 
 def _summaries(
-    doc: PreparedDocument, pieces: Sequence[Piece], kept: Sequence[int], whole: bool
+    doc: PreparedDocument,
+    pieces: Sequence[Piece],
+    kept: Sequence[int],
+    *,
+    whole: bool,
+    context: tuple[str, int],
 ) -> tuple[DocumentSummary, ...]:
-    """Per input document: what it had and what it gave to the context."""
+    """Per input document: what it had and what it gave to the context (``context``: the
+    context's text and exact count, which are one document's part when there is one)."""
     layout = doc.layout
     seg = doc.segmentation
     if layout is None:
-        text = (
-            doc.text if whole else doc.separator.join(seg.document[p.start : p.end] for p in pieces)
-        )
-        kept_tokens = doc.document_tokens if whole else doc.tokenizer.count(text)
         return (
             DocumentSummary(
                 index=0,
                 id=None,
                 tokens=doc.document_tokens,
-                tokens_kept=kept_tokens,
+                tokens_kept=context[1],
                 units=len(seg.units),
                 units_kept=len(kept),
-                text=text,
+                text=context[0],
             ),
         )
     n_docs = len(layout.documents)
@@ -821,7 +822,7 @@ def _select(
             + ("the document has" if layout is None else "the documents have")
             + " no non-whitespace text",
             timings_ms=timings,
-            documents=_summaries(doc, (), (), whole=False),
+            documents=_summaries(doc, (), (), whole=False, context=("", 0)),
             **common,
         )
 
@@ -850,7 +851,9 @@ def _select(
             excluded=(),
             reason=f"{what} the budget: sent whole and verbatim",
             timings_ms=timings,
-            documents=_summaries(doc, pieces, ids, whole=True),
+            documents=_summaries(
+                doc, pieces, ids, whole=True, context=(doc.text, doc.exact_tokens)
+            ),
             **common,
         )
 
@@ -902,7 +905,9 @@ def _select(
         ),
         notes=tuple(notes),
         timings_ms=timings,
-        documents=_summaries(doc, out.pieces, kept_ids, whole=False),
+        documents=_summaries(
+            doc, out.pieces, kept_ids, whole=False, context=(out.text, out.tokens)
+        ),
         **common,
     )
 

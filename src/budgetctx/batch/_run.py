@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from budgetctx._errors import InputError, InvalidParameterError
+from budgetctx._progress import Progress
 from budgetctx._validation import Constraint, InstanceOf, Interval, NoneOr, OneOf, validate
 from budgetctx._version import __version__
 from budgetctx.batch._build import ContextBuilder, ItemError, build_contexts
@@ -149,7 +150,7 @@ def run_batch(
         journal.check_settings(config, out=target)
         done = journal.done()
         total = count_records(source)
-        with _Progress(total, progress) as bar:
+        with Progress(total, progress, label="batch", unit="rows") as bar:
 
             def record(rec: Record, data: dict[str, Any]) -> None:
                 nonlocal written
@@ -334,52 +335,3 @@ def _describe_value(value: Any) -> Any:
         "name": getattr(value, "name", getattr(value, "__name__", None)),
         "params": params() if callable(params) else None,
     }
-
-
-class _Progress:
-    """A rich bar on stderr with rows/s and ETA, a callback, or nothing."""
-
-    def __init__(self, total: int | None, progress: bool | ProgressFn) -> None:
-        self.total, self.done = total, 0
-        self.callback = progress if callable(progress) else None
-        self.rich: Any = None
-        if progress is True:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self.rich = Progress(
-                TextColumn("batch"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-            )
-            self.task_id = self.rich.add_task("batch", total=total, rate="")
-            self._start = time.perf_counter()
-
-    def __enter__(self) -> _Progress:
-        if self.rich is not None:
-            self.rich.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.rich is not None:
-            self.rich.stop()
-
-    def advance(self) -> None:
-        self.done += 1
-        if self.rich is not None:
-            elapsed = max(time.perf_counter() - self._start, 1e-9)
-            self.rich.update(self.task_id, advance=1, rate=f"{self.done / elapsed:.1f} rows/s")
-        if self.callback is not None:
-            self.callback(self.done, self.total)

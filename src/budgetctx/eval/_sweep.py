@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from budgetctx._progress import Progress
 from budgetctx.eval._config import SweepConfig
 from budgetctx.eval._llm_runner import LLMRunner
 from budgetctx.eval._lock import RunLock
 from budgetctx.eval._plan import plan_tasks
-from budgetctx.eval._progress import Progress
 from budgetctx.eval._scorer import SweepScorer
 from budgetctx.eval._store import SweepFailure, SweepRow, SweepStore
 from budgetctx.eval._workers import execute
@@ -92,7 +92,7 @@ def run_sweep(
                     scorer=SweepScorer(config.rouge_stemmer),
                 )
             written = 0
-            with Progress(len(tasks), progress) as bar:
+            with Progress(len(tasks), progress, label="sweep") as bar:
                 held = lock.fileno()
                 fds = (held,) if held is not None else ()
                 for task, result in execute(tasks, config, close_fds=fds):

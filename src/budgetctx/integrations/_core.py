@@ -24,7 +24,8 @@ import regex
 
 from budgetctx._documents import Document
 from budgetctx._errors import InputError, InvalidParameterError
-from budgetctx._pins import _as_pins, pin_regex
+from budgetctx._pins import _FLAGS as _PIN_FLAGS
+from budgetctx._pins import _as_pins, is_pin, pin_regex
 from budgetctx._validation import (
     Boolean,
     Constraint,
@@ -204,14 +205,8 @@ class Condenser:
         return out
 
 
-def _is_pin(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, str | int | re.Pattern | regex.Pattern) or callable(value)
-
-
 _PIN = Predicate(
-    _is_pin,
+    is_pin,
     "a section name, a regex, a unit id, a callable, or a list of them",
     fix="e.g. pins=['ALLERGIES', pin_regex('(?i)warfarin')].",
 )
@@ -228,8 +223,8 @@ def _check_pins(owner: str, pins: Any) -> Any:
     return pins
 
 
-# Flags with the same meaning (and value) in re and regex: what a saved regex pin keeps.
-_FLAGS = int(re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.ASCII)
+# What a saved regex pin keeps: the flags with the same meaning (and value) in re and regex.
+_FLAGS = int(_PIN_FLAGS)
 
 
 def pins_to_data(owner: str, pins: Any) -> Any:
