@@ -8,6 +8,20 @@ from typing import Annotated, Any
 
 import typer
 
+from budgetctx._cli_options import (
+    Budget,
+    PinRegexes,
+    PinSections,
+    Query,
+    Representation,
+    Reserve,
+    Selector,
+    Separator,
+    Tokenizer,
+    Truncate,
+    Unitizer,
+    pins_from_options,
+)
 from budgetctx._format import decode_escapes
 from budgetctx.pipeline import DEFAULT_SELECTOR
 
@@ -21,39 +35,22 @@ def batch(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Contexts: .jsonl, .csv or .parquet (resumable).")
     ],
-    budget: Annotated[int, typer.Option("--budget", "-b", help="Token budget (> 0).")],
+    budget: Budget,
     workers: Annotated[
         int | None, typer.Option(help="Processes (local) or Ray actors (--engine ray).")
     ] = None,
     text_field: Annotated[str, typer.Option(help="Column holding the text.")] = "text",
     id_field: Annotated[str, typer.Option(help="Column holding the id (else row-N).")] = "id",
-    selector: Annotated[
-        str, typer.Option(help="Selector name, or auto (the bundled router).")
-    ] = DEFAULT_SELECTOR,
-    tokenizer: Annotated[
-        str, typer.Option(help="Tokenizer: o200k_base, cl100k_base, words, a model name, hf:PATH.")
-    ] = "o200k_base",
-    unitizer: Annotated[str, typer.Option(help="Unitizer name.")] = "sentence",
-    representation: Annotated[str, typer.Option(help="Representation name.")] = "tfidf",
-    query: Annotated[str | None, typer.Option(help="Relevance query (else the centroid).")] = None,
-    separator: Annotated[
-        str,
-        typer.Option(help="Text between units; \\n, \\t, \\r, \\\\ and \\uXXXX are understood."),
-    ] = "\\n",
-    truncate: Annotated[
-        bool, typer.Option(help="Cut one more unit at a token boundary to fill the budget.")
-    ] = False,
-    pin: Annotated[
-        list[str] | None,
-        typer.Option(help="Always keep this section (case-insensitive); repeatable."),
-    ] = None,
-    pin_regex: Annotated[
-        list[str] | None,
-        typer.Option("--pin-regex", help="Always keep units matching this regex; repeatable."),
-    ] = None,
-    reserve: Annotated[
-        int, typer.Option(help="Tokens of the budget to keep free (instruction, answer).")
-    ] = 0,
+    selector: Selector = DEFAULT_SELECTOR,
+    tokenizer: Tokenizer = "o200k_base",
+    unitizer: Unitizer = "sentence",
+    representation: Representation = "tfidf",
+    query: Query = None,
+    separator: Separator = "\\n",
+    truncate: Truncate = False,
+    pin: PinSections = None,
+    pin_regex: PinRegexes = None,
+    reserve: Reserve = 0,
     engine: Annotated[str, typer.Option(help="local (process pool) or ray (Ray Data).")] = (
         "local"
     ),
@@ -68,7 +65,6 @@ def batch(
     n_units, units_kept, provenance (kept unit spans as JSON), reason, error. Rows that cannot
     be condensed (no text, corrupt line, duplicate id) are kept with their error.
     """
-    from budgetctx import pin_regex as compile_pin
     from budgetctx.batch import run_batch
 
     # Errors (BudgetCtxError, OSError) become one line and exit 2 in the CLI's group, as for
@@ -82,7 +78,7 @@ def batch(
         "separator": decode_escapes(separator),
         "truncate": truncate,
     }
-    pins: list[Any] = [*(pin or []), *(compile_pin(p) for p in pin_regex or [])]
+    pins = pins_from_options(pin, pin_regex)
     if pins:
         options["pin"] = pins
     if reserve:

@@ -17,6 +17,20 @@ import typer
 from typer.core import TyperGroup
 
 from budgetctx._cli_batch import batch
+from budgetctx._cli_options import (
+    Budget,
+    PinRegexes,
+    PinSections,
+    Query,
+    Representation,
+    Reserve,
+    Selector,
+    Separator,
+    Tokenizer,
+    Truncate,
+    Unitizer,
+    pins_from_options,
+)
 from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
 from budgetctx._format import (
     PROVENANCE_COLUMNS,
@@ -103,41 +117,24 @@ app = typer.Typer(
 
 @app.command()
 def select(
-    budget: Annotated[int, typer.Option("--budget", "-b", help="Token budget (> 0).")],
+    budget: Budget,
     files: Annotated[
         list[str] | None,
         typer.Argument(help="Text files to condense under one budget, or '-' for stdin."),
     ] = None,
-    selector: Annotated[
-        str, typer.Option(help="Selector name, or auto (the bundled router).")
-    ] = DEFAULT_SELECTOR,
+    selector: Selector = DEFAULT_SELECTOR,
     router: Annotated[
         Path | None, typer.Option(help="Route with this router config (from calibrate).")
     ] = None,
-    unitizer: Annotated[str, typer.Option(help="Unitizer name.")] = "sentence",
-    representation: Annotated[str, typer.Option(help="Representation name.")] = "tfidf",
-    tokenizer: Annotated[
-        str, typer.Option(help="Tokenizer: o200k_base, cl100k_base, words, a model name, hf:PATH.")
-    ] = "o200k_base",
-    query: Annotated[str | None, typer.Option(help="Relevance query (else the centroid).")] = None,
-    separator: Annotated[
-        str,
-        typer.Option(help="Text between units; \\n, \\t, \\r, \\\\ and \\uXXXX are understood."),
-    ] = "\\n",
-    truncate: Annotated[
-        bool, typer.Option(help="Cut one more unit at a token boundary to fill the budget.")
-    ] = False,
-    pin: Annotated[
-        list[str] | None,
-        typer.Option(help="Always keep this section (case-insensitive); repeatable."),
-    ] = None,
-    pin_regex: Annotated[
-        list[str] | None,
-        typer.Option("--pin-regex", help="Always keep units matching this regex; repeatable."),
-    ] = None,
-    reserve: Annotated[
-        int, typer.Option(help="Tokens of the budget to keep free (instruction, answer).")
-    ] = 0,
+    unitizer: Unitizer = "sentence",
+    representation: Representation = "tfidf",
+    tokenizer: Tokenizer = "o200k_base",
+    query: Query = None,
+    separator: Separator = "\\n",
+    truncate: Truncate = False,
+    pin: PinSections = None,
+    pin_regex: PinRegexes = None,
+    reserve: Reserve = 0,
     jsonl: Annotated[
         Path | None,
         typer.Option(help="Read the documents from a JSONL file, one object per line."),
@@ -165,8 +162,6 @@ def select(
     One file is condensed on its own; several files (or --jsonl) share the budget, each
     rendered under its header, with provenance per document.
     """
-    from budgetctx import pin_regex as compile_pin
-
     if errors not in ("strict", "replace"):
         decode_document(b"", errors=errors)  # type: ignore[arg-type]  # raises the error
     mode: Any = errors
@@ -178,7 +173,7 @@ def select(
         from budgetctx.router import load_router
 
         chosen = load_router(router)
-    pins: list[Any] = [*(pin or []), *(compile_pin(p) for p in pin_regex or [])]
+    pins = pins_from_options(pin, pin_regex)
     ctx = build_context(
         documents,
         budget,
