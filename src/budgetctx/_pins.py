@@ -153,19 +153,11 @@ def pinned_units(
     (a typo in a section name must not pass silently) but is not an error: a note may simply
     lack that section.
     """
+    check_pins(pin)
     pins = _as_pins(pin)
-    if not pins:
-        return []
     chosen: set[int] = set()
     for p in pins:
         hits: list[int]
-        if isinstance(p, bool) or p is None:
-            raise InvalidParameterError(
-                f"A pin must be a section name, a regex, a unit id or a callable; got "
-                f"{short_repr(p)}. e.g. pin=['ALLERGIES', 3].",
-                parameter="pin",
-                value=short_repr(p),
-            )
         if isinstance(p, int):
             if not 0 <= p < len(units):
                 raise InvalidParameterError(
@@ -187,17 +179,10 @@ def pinned_units(
             )
             hits = _search_all(pattern, units, timeout)
             what = f"regex {p.pattern!r}"
-        elif callable(p):
+        else:  # a callable: check_pins refused anything else
             view = local_units if local_units is not None else units
             hits = [u.id for u in view if p(u)]
             what = f"callable {getattr(p, '__name__', type(p).__name__)}"
-        else:
-            raise InvalidParameterError(
-                f"A pin must be a section name, a regex, a unit id or a callable; got "
-                f"{short_repr(p)} ({type(p).__name__}). e.g. pin=['ALLERGIES', 3].",
-                parameter="pin",
-                value=short_repr(p),
-            )
         if not hits:
             warnings.warn(
                 f"The pin {what} matched no unit; nothing is pinned for it. Check the "
