@@ -7,8 +7,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from budgetctx._validation import Constraint, Interval, validate_fields
+from budgetctx.representations._features import DenseKernel
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._priors import allowed_units, unit_weights
 
@@ -57,13 +59,108 @@ class MMRSelector:
         return asdict(self)
 
     def select(self, problem: SelectionProblem) -> Selection:
+        kernel = problem.features.kernel
+        if problem.overlapping or not isinstance(kernel, DenseKernel) or problem.n == 0:
+            return self.select_reference(problem)
         n = problem.n
-        r = problem.relevance
+        costs = problem.unit_costs
+        remaining = int(problem.capacity)
+        base = self.lambda_ * self._weighted_relevance(problem)
+        minus_c = -(1.0 - self.lambda_)
+        keep = allowed_units(problem, min_unit_tokens=self.min_unit_tokens)
+        # score = lam * w_i r_i - (1 - lam) * max_{j in S} k(i, j) for units that may still be
+        # taken, -inf for the others (taken, fragments, too long for what is left), so that
+        # one argmax picks the next unit. It falls by a running minimum: base - c*x is
+        # non-increasing in x, so min(score, base - c*k(., e)) equals the reference's
+        # base - c*max(redundancy, k(., e)) bit for bit.
+        score = np.array(base, dtype=np.float64) if keep is None else np.where(keep, base, -np.inf)
+        scale = None
+        ranked = score
+        if self.cost_exponent > 0:
+            scale = np.maximum(costs, 1).astype(np.float64) ** self.cost_exponent
+            ranked = np.empty(n)
+        # Costs never change here and the budget only shrinks: a unit that stops fitting is
+        # parked for good, costliest first. Its score then is an upper bound for later.
+        by_cost = np.argsort(-costs, kind="stable")
+        ascending = costs[by_cost[::-1]]
+        n_parked = 0
+        parked: list[tuple[NDArray[np.int64], int, NDArray[np.float64]]] = []
+        positive = kernel.positive
+        novelty = np.empty(n)
+        nonpositive = False
+        order: list[int] = []
+        gains: list[float] = []
+        while True:
+            if n_parked < n and remaining < costs[by_cost[n_parked]]:
+                too_costly = n - int(ascending.searchsorted(remaining, side="right"))
+                newly = by_cost[n_parked:too_costly]
+                newly = newly[np.isfinite(score[newly])]
+                if len(newly):
+                    parked.append((newly, len(order), score[newly]))
+                score[newly] = -np.inf
+                n_parked = too_costly
+            if scale is not None:
+                (np.multiply if nonpositive else np.divide)(score, scale, out=ranked)
+            e = int(ranked.argmax())
+            if ranked[e] == -np.inf:
+                break
+            if ranked[e] <= 0 and scale is not None and not nonpositive:
+                # Nothing that fits scores above 0, and scores only fall: from now on every
+                # score ranks as score * cost ** r, so that a longer unit is never preferred
+                # for being worse (for a score <= 0 that is exactly _rank).
+                nonpositive = True
+                np.multiply(score, scale, out=ranked)
+                e = int(ranked.argmax())
+            remaining -= int(costs[e])
+            order.append(e)
+            gains.append(float(score[e]))
+            score[e] = -np.inf
+            # float64 arithmetic on the float32 kernel row, as kernel.column(e) gives it
+            np.multiply(positive[e], minus_c, out=novelty, dtype=np.float64)
+            novelty += base
+            np.minimum(score, novelty, out=score)
+        overflow = self._overflow(kernel, base, order, parked, scale)
+        return Selection(tuple(order), tuple(gains), overflow)
+
+    def _weighted_relevance(self, problem: SelectionProblem) -> NDArray[np.float64]:
         w = unit_weights(
             problem, position_decay=self.position_decay, min_unit_tokens=self.min_unit_tokens
         )
-        if w is not None:
-            r = r * w
+        return problem.relevance if w is None else problem.relevance * w
+
+    def _overflow(
+        self,
+        kernel: DenseKernel,
+        base: NDArray[np.float64],
+        order: list[int],
+        parked: list[tuple[NDArray[np.int64], int, NDArray[np.float64]]],
+        scale: NDArray[np.float64] | None,
+    ) -> int | None:
+        """The unit MMR would have taken next had it fitted (a truncation candidate): the
+        best parked unit, its score brought up to date with the units taken after it was
+        parked, exactly as the reference keeps it."""
+        if not parked:
+            return None
+        units = np.concatenate([u for u, _, _ in parked])
+        score = np.concatenate([s for _, _, s in parked])
+        since = np.concatenate([np.full(len(u), t) for u, t, _ in parked])
+        c = 1.0 - self.lambda_
+        for step in range(int(since[0]), len(order)):
+            k = int(np.searchsorted(since, step, side="right"))  # parked by then: a prefix
+            rows = units[:k]
+            later = base[rows] + -c * kernel.entries(order[step], rows)
+            np.minimum(score[:k], later, out=score[:k])
+        ranked = score if scale is None else _rank(score, scale[units])
+        # ties go to the lowest index, as in the reference
+        by_index = np.argsort(units, kind="stable")
+        return int(units[by_index][int(np.argmax(ranked[by_index]))])
+
+    def select_reference(self, problem: SelectionProblem) -> Selection:
+        """The same selection, written plainly: every step re-scores every unit. The fast
+        path must equal it; it also serves problems the fast path does not (overlapping
+        units, whose costs shrink, and kernels without cheap entries)."""
+        n = problem.n
+        r = self._weighted_relevance(problem)
         kernel = problem.features.kernel
         tracker = problem.tracker()
         redundancy = np.zeros(n)
@@ -83,7 +180,7 @@ class MMRSelector:
             if scale is not None:
                 if problem.overlapping:  # shared segments make marginal costs shrink
                     scale = np.maximum(tracker.marginal, 1).astype(np.float64) ** rexp
-                ranked = np.where(score >= 0, score / scale, score * scale)
+                ranked = _rank(score, scale)
             fits = available & (tracker.marginal <= tracker.remaining)
             if not fits.any():
                 if available.any():  # the unit MMR would take next, had it fitted
@@ -96,3 +193,9 @@ class MMRSelector:
             gains.append(float(score[e]))
             np.maximum(redundancy, kernel.column(e), out=redundancy)
         return Selection(tuple(order), tuple(gains), overflow)
+
+
+def _rank(score: NDArray[np.float64], scale: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Score per cost ** r, with a negative score multiplied instead of divided."""
+    ranked: NDArray[np.float64] = np.where(score >= 0, score / scale, score * scale)
+    return ranked
