@@ -40,6 +40,7 @@ from budgetctx.eval.metrics import Rouge, paired_bootstrap
 from budgetctx.selectors import parse_selector_spec
 
 DATASETS = ("leval", "cochrane", "mtsamples")
+SHARED_OPTIONS = ("cost_exponent", "position_decay", "min_unit_tokens")
 BUDGETS = (256, 512, 1024, 2048)
 
 
@@ -64,6 +65,21 @@ def grid_specs(*, small: bool = False) -> list[str]:
     return specs
 
 
+def defaults_grid() -> list[str]:
+    """The grid the defaults were chosen on (issue 15): r x d x m, shared by MMR (lambda
+    0.7), facility location and RCD (0.25/0.75/0), every option spelled out so that the
+    specs do not depend on the defaults they choose."""
+    specs = ["lead"]
+    for r, d, m in itertools.product((0, 0.25, 0.5, 0.75, 1), (0, 0.01, 0.03), (0, 5)):
+        opts = f"cost_exponent={r},position_decay={d},min_unit_tokens={m}"
+        specs += [
+            f"mmr:lambda_=0.7,{opts}",
+            f"facility:{opts}",
+            f"rcd:alpha=0.25,beta=0.75,gamma=0,{opts}",
+        ]
+    return specs
+
+
 def run(
     datasets: list[str],
     split: str,
@@ -80,22 +96,26 @@ def run(
     # scores[dataset][spec][budget] -> list of per-example ROUGE-1 F1, examples in load order
     scores: dict[str, dict[str, dict[str, list[float]]]] = {}
     ids: dict[str, list[str]] = {}
+    tokens: dict[str, list[int]] = {}  # each document's length: which budgets cut it
     over = 0
     for ds in datasets:
         examples = load_dataset(ds, split=split, data_dir=data_dir)
-        if per_document:
+        if per_document and len({e.document for e in examples}) < len(examples):
             # L-Eval has many instruction/summary pairs per meeting; the issue's protocol
             # scores each document once, with relevance to the document itself (no query).
+            # Datasets with one pair per document (PubMedQA's questions) keep their queries.
             firsts = {e.document: e for e in reversed(examples)}
             examples = [replace(e, query=None) for e in examples if firsts[e.document] is e]
         examples = examples[shard[0] :: shard[1]]
         ids[ds] = [e.id for e in examples]
+        tokens[ds] = []
         cell: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         t0 = time.perf_counter()
         for ex in examples:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", BudgetCtxWarning)
                 doc = prepare(ex.document, query=ex.query)
+            tokens[ds].append(doc.document_tokens)
             # many settings keep the same units: score each distinct context once
             seen: dict[tuple[int, ...], float] = {}
             for spec, (name, options) in zip(specs, parsed, strict=True):
@@ -110,7 +130,13 @@ def run(
             if checkpoint is not None:
                 # a slow machine can stop a run early: keep every finished example
                 done = {**scores, ds: {s: dict(v) for s, v in cell.items()}}
-                part = {"split": split, "budgets": budgets, "ids": ids, "scores": done}
+                part = {
+                    "split": split,
+                    "budgets": budgets,
+                    "ids": ids,
+                    "tokens": tokens,
+                    "scores": done,
+                }
                 checkpoint.write_text(json.dumps(part))
         scores[ds] = {s: dict(v) for s, v in cell.items()}
         print(
@@ -124,6 +150,7 @@ def run(
         "budgets": budgets,
         "per_document": per_document,
         "ids": ids,
+        "tokens": tokens,
         "scores": scores,
     }
 
@@ -144,6 +171,52 @@ def summarise(result: dict[str, Any], top: int) -> None:
             print(f"  {mean:.4f}  {spec}  {' '.join(f'{c:.3f}' for c in cells)}")
 
 
+def summarise_macro(result: dict[str, Any], top: int, *, min_examples: int = 10) -> None:
+    """Per selector family, the settings ranked by the mean over datasets of each dataset's
+    mean over the budgets that cut it: a cell keeps the examples whose document is longer
+    than the budget (the others are sent whole by every setting) and counts when it has at
+    least ``min_examples``. Every dataset weighs the same, however many budgets cut it."""
+    budgets = [str(b) for b in result["budgets"]]
+    by_ds = result["scores"]
+    cut = {ds: {b: np.asarray(result["tokens"][ds]) > int(b) for b in budgets} for ds in by_ds}
+    cells = {ds: [b for b in budgets if cut[ds][b].sum() >= min_examples] for ds in by_ds}
+    specs = next(iter(by_ds.values())).keys()
+    rows = []
+    for spec in specs:
+        per_ds = {
+            ds: float(
+                np.mean([np.asarray(by_ds[ds][spec][b])[cut[ds][b]].mean() for b in cells[ds]])
+            )
+            for ds in by_ds
+            if cells[ds]
+        }
+        rows.append((spec.split(":")[0], float(np.mean(list(per_ds.values()))), spec, per_ds))
+    print(f"\ncells that cut >= {min_examples} documents: {cells}")
+    for family in sorted({r[0] for r in rows}):
+        fam = sorted((r for r in rows if r[0] == family), key=lambda r: -r[1])
+        print(f"\n{family}: macro mean, then per dataset")
+        for _, mean, spec, per_ds in fam[:top]:
+            cols = " ".join(f"{ds}={v:.4f}" for ds, v in per_ds.items())
+            print(f"  {mean:.4f}  {spec}  {cols}")
+    # One setting for every selector: the shared knapsack and prior options, ranked by the
+    # mean of the selectors' macro means (only options that every family was run with).
+    shared: dict[str, dict[str, float]] = defaultdict(dict)
+    for family, mean, spec, _ in rows:
+        opts = dict(kv.split("=") for kv in spec.partition(":")[2].split(",") if "=" in kv)
+        key = ",".join(f"{k}={opts[k]}" for k in SHARED_OPTIONS if k in opts)
+        if key:
+            shared[key][family] = mean
+    families = {f for by_family in shared.values() for f in by_family}
+    complete = [
+        (float(np.mean(list(v.values()))), k, v) for k, v in shared.items() if set(v) == families
+    ]
+    if complete:
+        print(f"\nshared settings: mean over {sorted(families)}")
+        for mean, key, by_family in sorted(complete, reverse=True)[:top]:
+            cols = " ".join(f"{f}={v:.4f}" for f, v in sorted(by_family.items()))
+            print(f"  {mean:.4f}  {key}  {cols}")
+
+
 def compare(result: dict[str, Any], a: str, b: str) -> None:
     """Paired bootstrap of ``b - a`` per dataset and budget (1,000 resamples, seed 0)."""
     for ds, by_spec in result["scores"].items():
@@ -154,13 +227,28 @@ def compare(result: dict[str, Any], a: str, b: str) -> None:
             print(f"{ds} {budget}: {a}={x.mean():.3f} {b}={y.mean():.3f} diff {ci}")
 
 
+def _grid(name: str | None) -> list[str]:
+    if name is None:
+        return []
+    return defaults_grid() if name == "defaults" else grid_specs(small=name == "small")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--split", choices=("validation", "test"), help="needed unless --load/--merge")
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS))
     ap.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
     ap.add_argument("--selectors", nargs="*", default=[])
-    ap.add_argument("--grid", choices=("full", "small"), help="add the validation grid")
+    ap.add_argument(
+        "--grid",
+        choices=("full", "small", "defaults"),
+        help="add a validation grid (defaults: the one the selector defaults were chosen on)",
+    )
+    ap.add_argument(
+        "--macro",
+        action="store_true",
+        help="rank by the mean over datasets of the budgets that cut each (the defaults' rule)",
+    )
     ap.add_argument("--data-dir", default=str(Path(__file__).parents[1] / "../shared/data"))
     ap.add_argument(
         "--per-document",
@@ -182,6 +270,8 @@ def main() -> None:
         for part in parts[1:]:
             for ds, by_spec in part["scores"].items():
                 result["ids"][ds] = result["ids"].get(ds, []) + part["ids"][ds]
+                tokens = result.setdefault("tokens", {})
+                tokens[ds] = tokens.get(ds, []) + part.get("tokens", {}).get(ds, [])
                 for spec, by_budget in by_spec.items():
                     mine = result["scores"].setdefault(ds, {}).setdefault(spec, {})
                     for b, values in by_budget.items():
@@ -193,11 +283,7 @@ def main() -> None:
     else:
         if args.split is None:
             ap.error("--split is required to run a grid")
-        specs = list(
-            dict.fromkeys(
-                [*args.selectors, *(grid_specs(small=args.grid == "small") if args.grid else [])]
-            )
-        )
+        specs = list(dict.fromkeys([*args.selectors, *_grid(args.grid)]))
         result = run(
             args.datasets,
             args.split,
@@ -210,7 +296,10 @@ def main() -> None:
         )
         if args.out:
             args.out.write_text(json.dumps(result))
-    summarise(result, args.top)
+    if args.macro:
+        summarise_macro(result, args.top)
+    else:
+        summarise(result, args.top)
     if args.compare:
         compare(result, *args.compare)
 

@@ -72,8 +72,9 @@ def test_gains_are_nonincreasing_per_cost_step_for_unit_costs() -> None:
 def test_cost_exponent_zero_ignores_length() -> None:
     # gain per token prefers the two short units; r = 0 takes the most relevant (long) one
     problem = make_problem([1.0, 0.3, 0.3], [10, 2, 2], 10)
-    assert RCDSelector(alpha=1, beta=0, gamma=0, cost_exponent=0).select(problem).order == (0,)
-    per_token = RCDSelector(alpha=1, beta=0, gamma=0, best_singleton=False).select(problem)
+    plain = {"alpha": 1, "beta": 0, "gamma": 0, "min_unit_tokens": 0}
+    assert RCDSelector(**plain, cost_exponent=0).select(problem).order == (0,)
+    per_token = RCDSelector(**plain, cost_exponent=1, best_singleton=False).select(problem)
     assert per_token.order == (1, 2)
 
 

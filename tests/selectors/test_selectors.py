@@ -21,6 +21,12 @@ from budgetctx.selectors import (
 )
 from tests.selectors._problems import make_problem
 
+# The paper's selectors, without the issue-15 defaults (no lead prior, no fragment rule), for
+# the hand-computed cases below.
+NO_PRIOR = {"position_decay": 0.0, "min_unit_tokens": 0}
+PAPER_MMR = {"cost_exponent": 0.0, **NO_PRIOR}
+PAPER_GREEDY = {"cost_exponent": 1.0, **NO_PRIOR}
+
 
 def test_lead_stops_at_first_unit_that_does_not_fit() -> None:
     sel = LeadSelector().select(make_problem([0.1, 0.2, 0.3], [3, 3, 3], 7))
@@ -92,15 +98,16 @@ def test_mmr_redundancy_is_against_all_selected_units() -> None:
     K = np.eye(4)
     K[0, 2] = K[2, 0] = 1.0
     problem = make_problem([1.0, 0.8, 0.95, 0.1], [1] * 4, 3, kernel=K)
-    sel = MMRSelector(lambda_=0.5).select(problem)
+    sel = MMRSelector(lambda_=0.5, **PAPER_MMR).select(problem)
     assert sel.order == (0, 1, 3)
     assert sel.gains == pytest.approx((0.5, 0.4, 0.05))
 
 
 def test_mmr_cost_exponent_prefers_score_per_token() -> None:
     problem = make_problem([1.0, 0.6, 0.6], [10, 2, 2], 10)
-    assert MMRSelector(lambda_=1.0).select(problem).order == (0,)
-    assert MMRSelector(lambda_=1.0, cost_exponent=1.0).select(problem).order == (1, 2)
+    assert MMRSelector(lambda_=1.0, **PAPER_MMR).select(problem).order == (0,)
+    per_token = MMRSelector(lambda_=1.0, cost_exponent=1.0, **NO_PRIOR).select(problem)
+    assert per_token.order == (1, 2)
 
 
 def test_position_decay_is_a_lead_prior() -> None:
@@ -140,7 +147,7 @@ def test_fragment_rule_never_selects_short_units(name: str) -> None:
     # unit 1 is a 2-token fragment as relevant as the rest; with the rule it is never taken
     K = np.eye(4)
     problem = make_problem([0.5, 1.0, 0.5, 0.5], [6, 2, 6, 6], 14, kernel=K)
-    assert 1 in get_selector(name).select(problem).order
+    assert 1 in get_selector(name, min_unit_tokens=0).select(problem).order
     sel = get_selector(name, min_unit_tokens=4).select(problem)
     assert 1 not in sel.order
     assert len(sel.order) == 2
@@ -154,7 +161,7 @@ def test_fragment_rule_is_dropped_when_every_unit_is_a_fragment(name: str) -> No
 
 def test_facility_hand_computed_gains() -> None:
     K = [[1, 0.8, 0], [0.8, 1, 0.1], [0, 0.1, 1]]
-    sel = FacilitySelector().select(make_problem([0, 0, 0], [1, 1, 1], 2, kernel=K))
+    sel = FacilitySelector(**PAPER_GREEDY).select(make_problem([0, 0, 0], [1, 1, 1], 2, kernel=K))
     assert sel.order == (1, 2)
     assert sel.gains == pytest.approx((1.9, 0.9))
 
@@ -162,13 +169,15 @@ def test_facility_hand_computed_gains() -> None:
 def test_rcd_best_singleton_check() -> None:
     # Cost-scaled greedy takes the cheap unit 1 and then cannot afford unit 0; the single
     # unit 0 is worth more.
-    sel = RCDSelector(alpha=1, beta=0, gamma=0).select(make_problem([0.9, 0.5], [10, 1], 10))
+    rcd = RCDSelector(alpha=1, beta=0, gamma=0, **PAPER_GREEDY)
+    sel = rcd.select(make_problem([0.9, 0.5], [10, 1], 10))
     assert sel.order == (0,)
     assert sel.note is not None
 
 
 def test_rcd_keeps_filling_with_smaller_units() -> None:
-    sel = RCDSelector(alpha=1, beta=0, gamma=0).select(make_problem([1.0, 0.9, 0.2], [5, 5, 1], 6))
+    rcd = RCDSelector(alpha=1, beta=0, gamma=0, **PAPER_GREEDY)
+    sel = rcd.select(make_problem([1.0, 0.9, 0.2], [5, 5, 1], 6))
     assert sel.order == (0, 2)
     assert sel.overflow == 1
 

@@ -12,7 +12,13 @@ from numpy.typing import NDArray
 from budgetctx._validation import Constraint, Interval, validate_fields
 from budgetctx.representations._features import DenseKernel
 from budgetctx.selectors._base import Selection, SelectionProblem
-from budgetctx.selectors._priors import allowed_units, unit_weights
+from budgetctx.selectors._priors import (
+    DEFAULT_COST_EXPONENT,
+    DEFAULT_MIN_UNIT_TOKENS,
+    DEFAULT_POSITION_DECAY,
+    allowed_units,
+    unit_weights,
+)
 
 __all__ = ["MMRSelector"]
 
@@ -24,18 +30,20 @@ class MMRSelector:
     and the score is updated after every pick.
 
     ``cost_exponent`` r divides a positive score by ``cost ** r`` (a negative one is multiplied
-    by it, so a longer unit is never preferred for being worse); 0, the default, ignores
-    length. ``w_i`` is the lead prior and fragment rule of :mod:`budgetctx.selectors._priors`
-    (``position_decay``, ``min_unit_tokens``; 0 and 0 leave relevance as it is).
+    by it, so a longer unit is never preferred for being worse); 0 ignores length. ``w_i`` is
+    the lead prior and fragment rule of :mod:`budgetctx.selectors._priors` (``position_decay``,
+    ``min_unit_tokens``; 0 and 0 leave relevance as it is). The defaults, r=0.25, 0.01 and 5,
+    were chosen on validation data (issue 15); ``cost_exponent=0, position_decay=0,
+    min_unit_tokens=0`` is the paper's MMR.
 
     >>> MMRSelector(lambda_=0.5).name
     'mmr'
     """
 
     lambda_: float = 0.7
-    cost_exponent: float = 0.0
-    position_decay: float = 0.0
-    min_unit_tokens: int = 0
+    cost_exponent: float = DEFAULT_COST_EXPONENT
+    position_decay: float = DEFAULT_POSITION_DECAY
+    min_unit_tokens: int = DEFAULT_MIN_UNIT_TOKENS
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "lambda_": Interval(float, 0, 1, fix="1 is pure relevance, 0 pure novelty; try 0.7."),

@@ -10,7 +10,13 @@ from budgetctx._validation import Boolean, Constraint, Interval, validate_fields
 from budgetctx.objectives import FacilityLocation, Objective, RCDObjective
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._greedy import lazy_greedy
-from budgetctx.selectors._priors import allowed_units, unit_weights
+from budgetctx.selectors._priors import (
+    DEFAULT_COST_EXPONENT,
+    DEFAULT_MIN_UNIT_TOKENS,
+    DEFAULT_POSITION_DECAY,
+    allowed_units,
+    unit_weights,
+)
 
 __all__ = ["FacilitySelector", "RCDSelector"]
 
@@ -44,18 +50,19 @@ class FacilitySelector:
     """Maximises facility-location coverage ``sum_i w_i max_{j in S} k(i, j)`` only.
 
     Greedy by ``gain / cost ** cost_exponent`` with a best-singleton check (see
-    :mod:`budgetctx.selectors._greedy` for where the guarantee holds). ``w_i`` is the lead
-    prior and fragment rule (``position_decay``, ``min_unit_tokens``; see
-    :mod:`budgetctx.selectors._priors`); with the defaults every ``w_i`` is 1.
+    :mod:`budgetctx.selectors._greedy` for where the guarantee holds: ``cost_exponent=1``;
+    the default 0.25 trades it for quality). ``w_i`` is the lead prior and fragment rule
+    (``position_decay``, ``min_unit_tokens``; see :mod:`budgetctx.selectors._priors`);
+    ``cost_exponent=1, position_decay=0, min_unit_tokens=0`` is the paper's selector.
 
     >>> FacilitySelector().name
     'facility'
     """
 
     best_singleton: bool = True
-    cost_exponent: float = 1.0
-    position_decay: float = 0.0
-    min_unit_tokens: int = 0
+    cost_exponent: float = DEFAULT_COST_EXPONENT
+    position_decay: float = DEFAULT_POSITION_DECAY
+    min_unit_tokens: int = DEFAULT_MIN_UNIT_TOKENS
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "best_singleton": _BEST_SINGLETON,
@@ -93,8 +100,9 @@ class RCDSelector:
     """Relevance + Coverage + Diversity: ``alpha R + beta C + gamma log det(I + eta K_S)``.
 
     Each term is scaled so that its best single unit scores 1 (see :class:`RCDObjective`).
-    Optimised by lazy greedy on ``gain / cost ** cost_exponent`` with a best-singleton check;
-    ``position_decay`` and ``min_unit_tokens`` weight relevance and coverage targets by ``w_i``
+    Optimised by lazy greedy on ``gain / cost ** cost_exponent`` with a best-singleton check
+    (the guarantee needs ``cost_exponent=1``; the default is 0.25); ``position_decay`` and
+    ``min_unit_tokens`` weight relevance and coverage targets by ``w_i``
     (:mod:`budgetctx.selectors._priors`).
 
     Default weights were chosen on the *validation* splits of L-Eval, Cochrane and MTSamples
@@ -112,9 +120,9 @@ class RCDSelector:
     gamma: float = 0.0
     eta: float = 1.0
     best_singleton: bool = True
-    cost_exponent: float = 1.0
-    position_decay: float = 0.0
-    min_unit_tokens: int = 0
+    cost_exponent: float = DEFAULT_COST_EXPONENT
+    position_decay: float = DEFAULT_POSITION_DECAY
+    min_unit_tokens: int = DEFAULT_MIN_UNIT_TOKENS
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "alpha": _WEIGHT,
