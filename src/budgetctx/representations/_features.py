@@ -75,11 +75,6 @@ class Kernel:
         """Exact non-negative similarity of every unit to unit ``j``."""
         raise NotImplementedError
 
-    def entries(self, j: int, rows: IntArray) -> FloatArray:
-        """``column(j)[rows]``, the same values, without computing the whole column where
-        the kernel can."""
-        return self.column(j)[rows]
-
     def coverage_column(self, j: int) -> tuple[IntArray | None, AnyFloatArray]:
         """``(rows, values)`` of the coverage kernel's column ``j``; rows None means all."""
         raise NotImplementedError
@@ -140,10 +135,6 @@ class DenseKernel(Kernel):
 
     def column(self, j: int) -> FloatArray:
         out: FloatArray = self.positive[j].astype(np.float64)
-        return out
-
-    def entries(self, j: int, rows: IntArray) -> FloatArray:
-        out: FloatArray = self.positive[j, rows].astype(np.float64)
         return out
 
     def adjacent(self) -> FloatArray:
