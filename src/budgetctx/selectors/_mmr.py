@@ -181,7 +181,7 @@ class MMRSelector:
     def select_reference(self, problem: SelectionProblem) -> Selection:
         """The same selection, written plainly: every step re-scores every unit. The fast
         path must equal it; it also serves problems the fast path does not (overlapping
-        units, whose costs shrink, and kernels without cheap entries)."""
+        units, whose costs shrink, and sparse kernels, whose columns are computed on demand)."""
         n = problem.n
         r = self._weighted_relevance(problem)
         kernel = problem.features.kernel
