@@ -155,8 +155,10 @@ class MMRSelector:
         units = np.concatenate([u for u, _, _ in parked])
         stale = np.concatenate([s for _, _, s in parked])
         since = np.concatenate([np.full(len(u), t) for u, t, _ in parked])
-        bound = stale if scales is None else _rank(stale, (scales[0][units], scales[1][units]))
-        bound = bound.copy()
+        # a copy either way: bounds are struck out as units are brought up to date
+        bound = (
+            stale.copy() if scales is None else _rank(stale, (scales[0][units], scales[1][units]))
+        )
         minus_c = -(1.0 - self.lambda_)
         taken = np.asarray(order, dtype=np.int64)
         best_rank, best_unit = -np.inf, -1
