@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from budgetctx._errors import InputError, InvalidParameterError, UnknownComponentError
+from budgetctx._options import DEFAULT_SELECTOR, RULES, BuildOptions, check_budget, check_reserve
 from budgetctx._pins import Pin
 from budgetctx._validation import (
     Boolean,
@@ -41,9 +42,8 @@ from budgetctx._validation import (
     check,
     short_repr,
 )
-from budgetctx.context import SelectedUnit
-from budgetctx.pipeline import _CONSTRAINTS as _PIPELINE_RULES
-from budgetctx.pipeline import DEFAULT_SELECTOR, build_context, validate_text
+from budgetctx.context import Context, SelectedUnit
+from budgetctx.pipeline import PreparedDocument, _prepare, _resolve_selector, validate_text
 from budgetctx.representations import Representation
 from budgetctx.router import Router
 from budgetctx.selectors import Selector
@@ -170,6 +170,11 @@ class FittedMessages:
     query: str | None = None
 
     @property
+    def available(self) -> int:
+        """The prompt tokens the messages may use: ``budget - reserve``."""
+        return self.budget - self.reserve
+
+    @property
     def tokens_saved(self) -> int:
         return self.prompt_tokens_before - self.prompt_tokens
 
@@ -200,8 +205,7 @@ def _is_compress(value: Any) -> bool:
 
 
 _CONSTRAINTS: dict[str, Constraint] = {
-    "budget": Interval(int, 1, None, fix="e.g. budget=4096."),
-    "reserve": Interval(int, 0, None, fix="e.g. reserve=512 to keep room for the answer."),
+    "reserve": RULES["reserve"],
     "model": NoneOr(InstanceOf(str, "a str"), fix="e.g. model='gpt-4o'."),
     "tokenizer": Predicate(
         lambda v: v is None or isinstance(v, str | Tokenizer),
@@ -480,12 +484,24 @@ def _choose(
     return sorted({i % len(parsed) for i in wanted})
 
 
-def _build_options(**values: Any) -> dict[str, Any]:
-    """Check the options handed to ``build_context`` here, so a bad one fails at once and
-    names fit_messages, not only when a message needs condensing."""
-    return {
-        name: check("fit_messages", name, v, _PIPELINE_RULES[name]) for name, v in values.items()
-    }
+#: BuildOptions fields that fit_messages sets itself (its own keywords, or fixed by the format).
+_OWN_OPTIONS = ("tokenizer", "query", "reserve", "order", "document_header", "document_separator")
+
+
+def _selection_options(options: BuildOptions | None, **keywords: Any) -> BuildOptions:
+    """The selection's options, checked here, so a bad one fails at once and names
+    fit_messages, not only when a message needs condensing."""
+    if options is not None and isinstance(options, BuildOptions):
+        default = BuildOptions()
+        own = [n for n in _OWN_OPTIONS if getattr(options, n) != getattr(default, n)]
+        if own:
+            raise InvalidParameterError(
+                f"The 'options' parameter of fit_messages sets {own}, which fit_messages "
+                "decides itself; pass tokenizer=, query= and reserve= to fit_messages instead.",
+                parameter="options",
+                value=own,
+            )
+    return BuildOptions.merge(options, "fit_messages", **keywords)
 
 
 def _auto_query(parsed: Sequence[_Message]) -> str | None:
@@ -532,6 +548,8 @@ def fit_messages(
     truncate: bool = False,
     selector_options: Mapping[str, Any] | None = None,
     unitizer_options: Mapping[str, Any] | None = None,
+    options: BuildOptions | None = None,
+    _condense_last_user_if_needed: bool = False,
 ) -> FittedMessages:
     """Condense chat ``messages`` so that their prompt tokens are ``<= budget - reserve``.
 
@@ -553,7 +571,9 @@ def fit_messages(
     - ``query="auto"`` ranks sentences by relevance to the last user message (never to
       anything after it); None uses the centroid of the condensed text; a str is the query.
     - ``pin`` and ``on_pin_overflow`` are ``build_context``'s; a unit id counts the units of
-      the condensed texts in message order.
+      the condensed texts in message order. ``options`` (a :class:`~budgetctx.BuildOptions`)
+      carries the selection's options at once; ``tokenizer``, ``query`` and ``reserve`` stay
+      fit_messages' own keywords.
 
     BPE counts are not additive, so the result is recounted; if it is over, the content
     budget shrinks by the overshoot and the selection runs again (a few rounds at most, then
@@ -570,9 +590,9 @@ def fit_messages(
     >>> fit.prompt_tokens <= 40, fit.messages[2] == msgs[2], fit.compressed[0].index
     (True, True, 1)
     """
+    budget = check_budget("fit_messages", budget)
     opts = _check(
         "fit_messages",
-        budget=budget,
         reserve=reserve,
         model=model,
         tokenizer=tokenizer,
@@ -582,7 +602,8 @@ def fit_messages(
         compress=compress,
         query=query,
     )
-    build = _build_options(
+    build = _selection_options(
+        options,
         selector=selector,
         unitizer=unitizer,
         representation=representation,
@@ -590,16 +611,10 @@ def fit_messages(
         truncate=truncate,
         selector_options=selector_options,
         unitizer_options=unitizer_options,
+        pin=pin,
         on_pin_overflow=on_pin_overflow,
     )
-    if reserve >= budget:
-        raise InvalidParameterError(
-            f"The 'reserve' parameter of fit_messages must be < budget ({budget}). Got "
-            f"{reserve} instead; nothing would be left for the messages. Lower reserve or "
-            "raise the budget.",
-            parameter="reserve",
-            value=reserve,
-        )
+    check_reserve(budget, reserve, owner="fit_messages", what="messages")
     tok = _tokenizer("fit_messages", opts["model"], opts["tokenizer"])
     parsed = _parse(messages, tok, opts["image_tokens"])
     limit = budget - reserve
@@ -617,25 +632,33 @@ def fit_messages(
             notes=(f"the messages fit ({before} <= {limit} tokens): sent unchanged",),
             **common,
         )
-    chosen = _choose(
-        parsed,
-        messages,
-        compress,
-        limit=limit,
-        keep_system=keep_system,
-        keep_last_user=keep_last_user,
-    )
-    # Whitespace-only texts have nothing to select: they stay, and count as fixed.
-    targets = [(i, t) for i in chosen for t in parsed[i].texts if t.text.strip()]
     image_cost = opts["image_tokens"]
 
     def recount(kept: list[str]) -> tuple[list[dict[str, Any]], int]:
         out = _with_texts(messages, targets, kept)
         return out, _total(_parse(out, tok, image_cost))
 
-    # The floor: every condensed text emptied, counted as such (a tokenizer may count "" > 0).
-    empty = [""] * len(targets)
-    out, fixed = recount(empty)
+    # The last user message is condensed as well only when nothing else makes it fit, and only
+    # where the caller allows it (the service does: one long "summarise this" message).
+    for keep_last in (
+        (keep_last_user, False) if _condense_last_user_if_needed else (keep_last_user,)
+    ):
+        chosen = _choose(
+            parsed,
+            messages,
+            compress,
+            limit=limit,
+            keep_system=keep_system,
+            keep_last_user=keep_last,
+        )
+        # Whitespace-only texts have nothing to select: they stay, and count as fixed.
+        targets = [(i, t) for i in chosen for t in parsed[i].texts if t.text.strip()]
+        # The floor: every condensed text emptied, counted as such (a tokenizer may count
+        # "" > 0).
+        empty = [""] * len(targets)
+        out, fixed = recount(empty)
+        if fixed <= limit:
+            break
     if fixed > limit:
         kept_names = ", ".join(str(m.index) for m in parsed if m.index not in chosen)
         raise InputError(
@@ -657,20 +680,19 @@ def fit_messages(
     notes: list[str] = []
     # What the condensed texts may cost, counted as they are counted in the messages.
     content_budget = limit - (before - sum(t.tokens for _, t in targets))
-    kept, total, ctx = empty, fixed, None
+    # One document per condensed text, no header: prepared (unitized, counted, represented)
+    # once, then selected again at each smaller content budget.
+    build = build.replace(tokenizer=tok, query=q, document_header=None, document_separator="")
+    kept, total = empty, fixed
+    ctx: Context | None = None
+    prepared: tuple[PreparedDocument, Any] | None = None
     for _ in range(_MAX_ROUNDS):
         if content_budget < 1:
             break
-        ctx = build_context(
-            [t.text for _, t in targets],
-            content_budget,
-            tokenizer=tok,
-            query=q,
-            pin=pin,
-            document_header=None,
-            document_separator="",
-            **build,
-        )
+        if prepared is None:
+            texts = [t.text for _, t in targets]
+            prepared = (_prepare(texts, **build.prepare_options()), _resolve_selector(build))
+        ctx = prepared[0]._select(content_budget, build, prepared[1])
         kept = [d.text for d in ctx.documents]
         out, total = recount(kept)
         if total <= limit:

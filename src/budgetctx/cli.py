@@ -48,7 +48,7 @@ from budgetctx._html import render_html
 from budgetctx._io import decode_document, read_document, read_documents
 from budgetctx._messages import fit_messages
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
-from budgetctx.selectors import split_selector_specs
+from budgetctx.selectors import parse_option_value, split_selector_specs
 
 try:  # typer >= 0.24 vendors its own click, whose exceptions are these
     from typer._click import exceptions as _click_errors
@@ -240,7 +240,7 @@ def fit_messages_cmd(
         out = list(fit.messages) if body is None else {**body, "messages": list(fit.messages)}
         typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
     typer.echo(
-        f"budgetctx: {fit.prompt_tokens}/{fit.budget - fit.reserve} prompt tokens "
+        f"budgetctx: {fit.prompt_tokens}/{fit.available} prompt tokens "
         f"({fit.tokenizer}), was {fit.prompt_tokens_before}; condensed messages "
         f"{[p.index for p in fit.compressed]}",
         err=True,
@@ -627,7 +627,7 @@ def route_eval_cmd(
 
 
 def _options(items: list[str]) -> dict[str, Any]:
-    """``key=value`` pairs; values that read as JSON numbers/booleans become those."""
+    """``key=value`` pairs; values read by the one value rule of options (selector specs')."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -637,10 +637,7 @@ def _options(items: list[str]) -> dict[str, Any]:
                 parameter="gen_option",
                 value=item,
             )
-        try:
-            out[key.strip()] = json.loads(value)
-        except ValueError:
-            out[key.strip()] = value
+        out[key.strip()] = parse_option_value(value)
     return out
 
 

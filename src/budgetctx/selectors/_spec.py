@@ -2,7 +2,8 @@
 
 A list of specs is written with commas too (``"lead,rcd:alpha=0.5,beta=0.3,mmr"``): a comma
 followed by ``key=value`` continues the previous spec's options, anything else starts a new
-spec. Values read as int, then float, then ``true``/``false``, else stay strings.
+spec. Values follow :func:`parse_option_value`, the one value rule of every ``key=value``
+option (the CLI's ``--gen-option`` too).
 
 >>> split_selector_specs("lead,rcd:alpha=0.5,beta=0.3,mmr")
 ['lead', 'rcd:alpha=0.5,beta=0.3', 'mmr']
@@ -12,21 +13,41 @@ spec. Values read as int, then float, then ``true``/``false``, else stay strings
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError
 
-__all__ = ["parse_selector_spec", "parse_selector_specs", "split_selector_specs"]
+__all__ = [
+    "parse_option_value",
+    "parse_selector_spec",
+    "parse_selector_specs",
+    "split_selector_specs",
+]
 
 
-def _value(raw: str) -> Any:
+def parse_option_value(raw: str) -> Any:
+    """The one value rule of ``key=value`` options (selector specs, ``--gen-option``):
+    ``true``/``false``/``null``, then an int, then a float, then a JSON list, object or
+    quoted string; anything else stays the text as given.
+
+    >>> [parse_option_value(v) for v in ("0.5", "3", "true", "null", "[1, 2]", "http://x")]
+    [0.5, 3, True, None, [1, 2], 'http://x']
+    """
     if raw in ("true", "false"):
         return raw == "true"
+    if raw == "null":
+        return None
     for cast in (int, float):
         try:
             return cast(raw)
         except ValueError:
             continue
+    if raw[:1] in ("[", "{", '"'):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            pass
     return raw
 
 
@@ -53,7 +74,7 @@ def parse_selector_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 parameter="selectors",
                 value=spec,
             )
-        options[key.strip()] = _value(raw.strip())
+        options[key.strip()] = parse_option_value(raw.strip())
     if not name.strip():
         raise InvalidParameterError(
             f"The selector spec {spec!r} has no name; write name or name:key=value, e.g. 'rcd'.",

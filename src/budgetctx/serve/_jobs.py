@@ -26,7 +26,6 @@ from typing import Any
 from budgetctx import (
     BudgetCtxError,
     FittedMessages,
-    InputError,
     Tokenizer,
     build_context,
     count_message_tokens,
@@ -94,16 +93,20 @@ def fit_job(
     user message is condensed too, with itself as the query.
     """
     tok = load_tokenizer(tokenizer)
-    before = count_message_tokens(messages, tokenizer=tok)
-    if budget is None or before <= budget - reserve:
-        return before, None
-    options: dict[str, Any] = {"tokenizer": tok, "reserve": reserve, "selector": selector}
-    try:
-        return before, fit_messages(messages, budget, **options)
-    except InputError as exc:
-        if exc.parameter != "budget":  # the fixed part does not fit: condense the last user
-            raise
-    return before, fit_messages(messages, budget, keep_last_user=False, **options)
+    if budget is None:
+        return count_message_tokens(messages, tokenizer=tok), None
+    # One call: it counts the messages, and condenses (the last user message too when
+    # nothing else can make the prompt fit) only when they are over.
+    fit = fit_messages(
+        messages,
+        budget,
+        tokenizer=tok,
+        reserve=reserve,
+        selector=selector,
+        _condense_last_user_if_needed=True,
+    )
+    before = fit.prompt_tokens_before
+    return (before, None) if before <= budget - reserve else (before, fit)
 
 
 def init_worker(parent: int) -> None:
