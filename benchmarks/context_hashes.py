@@ -23,9 +23,27 @@ DATA = Path(os.environ.get("BUDGETCTX_DATA", "/work/shared/data"))
 BUDGETS = (24, 96, 400)
 #: Context.to_dict() keys that existed before the refactor (timings left out).
 KEYS = (
-    "text", "tokens_used", "budget", "document_tokens", "tokenizer", "unitizer",
-    "representation", "selector", "units", "excluded", "n_units", "separator", "query",
-    "relevance_source", "params", "reason", "notes", "stats", "route", "reserve", "documents",
+    "text",
+    "tokens_used",
+    "budget",
+    "document_tokens",
+    "tokenizer",
+    "unitizer",
+    "representation",
+    "selector",
+    "units",
+    "excluded",
+    "n_units",
+    "separator",
+    "query",
+    "relevance_source",
+    "params",
+    "reason",
+    "notes",
+    "stats",
+    "route",
+    "reserve",
+    "documents",
 )
 
 

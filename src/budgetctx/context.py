@@ -141,8 +141,8 @@ class Context:
     ``tokenizer`` and is never above ``available`` (``budget - reserve``). ``units`` are the
     kept units in document order; ``excluded`` lists the ids of every unit left out;
     ``documents`` summarises each input document (one for a single text).
-    ``document_tokens`` is the input's count; for several documents, the sum of each document's count and each header's (with its
-    separators), each counted on its own.
+    ``document_tokens`` is the input's count; for several documents, the sum of each
+    document's count and each header's (with its separators), each counted on its own.
 
     >>> from budgetctx import build_context
     >>> ctx = build_context("Chest pain. Troponin negative. Discharged home.", budget=5)
