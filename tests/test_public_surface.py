@@ -255,6 +255,7 @@ NAMESPACES: dict[str, list[str]] = {
         "list_selectors",
         "naive_greedy",
         "parse_option_value",
+        "parse_options",
         "parse_selector_spec",
         "parse_selector_specs",
         "register_selector",

@@ -48,7 +48,7 @@ from budgetctx._html import render_html
 from budgetctx._io import decode_document, read_document, read_documents
 from budgetctx._messages import fit_messages
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
-from budgetctx.selectors import parse_option_value, split_selector_specs
+from budgetctx.selectors import parse_options, split_selector_specs
 
 try:  # typer >= 0.24 vendors its own click, whose exceptions are these
     from typer._click import exceptions as _click_errors
@@ -627,18 +627,10 @@ def route_eval_cmd(
 
 
 def _options(items: list[str]) -> dict[str, Any]:
-    """``key=value`` pairs; values read by the one value rule of options (selector specs')."""
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise InvalidParameterError(
-                f"Options are key=value, got {item!r}; e.g. --gen-option base_url=http://...",
-                parameter="gen_option",
-                value=item,
-            )
-        out[key.strip()] = parse_option_value(value)
-    return out
+    """``key=value`` pairs, read as selector specs' options are."""
+    return parse_options(
+        items, fix="e.g. --gen-option base_url=http://localhost:8080/v1.", parameter="gen_option"
+    )
 
 
 def _budgets(text: str) -> tuple[int, ...]:

@@ -23,6 +23,7 @@ from budgetctx.selectors._mmr import MMRSelector
 from budgetctx.selectors._positional import LeadSelector, ShuffledSelector, SlidingSelector
 from budgetctx.selectors._spec import (
     parse_option_value,
+    parse_options,
     parse_selector_spec,
     parse_selector_specs,
     split_selector_specs,
@@ -56,6 +57,7 @@ __all__ = [
     "list_selectors",
     "naive_greedy",
     "parse_option_value",
+    "parse_options",
     "parse_selector_spec",
     "parse_selector_specs",
     "register_selector",

@@ -14,12 +14,14 @@ option (the CLI's ``--gen-option`` too).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError
 
 __all__ = [
     "parse_option_value",
+    "parse_options",
     "parse_selector_spec",
     "parse_selector_specs",
     "split_selector_specs",
@@ -51,6 +53,28 @@ def parse_option_value(raw: str) -> Any:
     return raw
 
 
+def parse_options(
+    items: Iterable[str], *, where: str = "", fix: str, parameter: str
+) -> dict[str, Any]:
+    """``key=value`` items as options, each value read by :func:`parse_option_value`: the one
+    parser of options, for selector specs and the CLI's ``--gen-option`` alike.
+
+    >>> parse_options(["lambda_=0.5", "seed=3"], fix="e.g. lambda_=0.5.", parameter="options")
+    {'lambda_': 0.5, 'seed': 3}
+    """
+    options: dict[str, Any] = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if not eq or not key.strip():
+            raise InvalidParameterError(
+                f"Bad option {item!r}{where}: options are key=value; {fix}",
+                parameter=parameter,
+                value=item,
+            )
+        options[key.strip()] = parse_option_value(raw.strip())
+    return options
+
+
 def parse_selector_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"rcd:alpha=0.6,gamma=0.1"`` -> ``("rcd", {"alpha": 0.6, "gamma": 0.1})``.
 
@@ -65,16 +89,12 @@ def parse_selector_spec(spec: str) -> tuple[str, dict[str, Any]]:
             value=repr(spec)[:80],
         )
     name, _, rest = spec.partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, raw = item.partition("=")
-        if not eq or not key.strip():
-            raise InvalidParameterError(
-                f"Bad selector option {item!r} in {spec!r}; write name:key=value,key=value.",
-                parameter="selectors",
-                value=spec,
-            )
-        options[key.strip()] = parse_option_value(raw.strip())
+    options = parse_options(
+        filter(None, (p.strip() for p in rest.split(","))),
+        where=f" in {spec!r}",
+        fix="write name:key=value,key=value.",
+        parameter="selectors",
+    )
     if not name.strip():
         raise InvalidParameterError(
             f"The selector spec {spec!r} has no name; write name or name:key=value, e.g. 'rcd'.",
