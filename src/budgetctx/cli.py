@@ -212,7 +212,9 @@ def fit_messages_cmd(
     ] = None,
     tokenizer: Annotated[str | None, typer.Option(help="Tokenizer, instead of --model.")] = None,
     reserve: Annotated[int, typer.Option(help="Tokens kept free for the answer.")] = 0,
-    selector: Annotated[str, typer.Option(help="Selector name, or auto.")] = DEFAULT_SELECTOR,
+    selector: Annotated[
+        str, typer.Option(help="Selector name or spec (mmr:lambda_=0.5), or auto.")
+    ] = DEFAULT_SELECTOR,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the full result with provenance.")
     ] = False,
@@ -250,7 +252,9 @@ def fit_messages_cmd(
 @app.command()
 def demo(
     budget: Annotated[int, typer.Option("--budget", "-b")] = 256,
-    selector: Annotated[str, typer.Option()] = DEFAULT_SELECTOR,
+    selector: Annotated[
+        str, typer.Option(help="Selector name or spec (mmr:lambda_=0.5).")
+    ] = DEFAULT_SELECTOR,
     unitizer: Annotated[str, typer.Option()] = "section",
 ) -> None:
     """Condense the bundled sample discharge note and show the provenance table."""
