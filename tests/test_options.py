@@ -105,7 +105,7 @@ def test_a_builder_checks_its_options_once_not_per_document(monkeypatch: Any) ->
     monkeypatch.setattr(BuildOptions, "__post_init__", counting)
     resolved: list[Any] = []
     monkeypatch.setattr(
-        "budgetctx.batch._build._resolve_selector", lambda opts: resolved.append(opts)
+        "budgetctx.batch._build._resolve_selector", lambda *args: resolved.append(args)
     )
     contexts = [builder(NOTE) for _ in range(3)]
     assert built == [] and resolved == []

@@ -691,7 +691,10 @@ def fit_messages(
             break
         if prepared is None:
             texts = [t.text for _, t in targets]
-            prepared = (_prepare(texts, **build.prepare_options()), _resolve_selector(build))
+            prepared = (
+                _prepare(texts, **build.prepare_options()),
+                _resolve_selector(build.selector, build.selector_options),
+            )
         ctx = prepared[0]._select(content_budget, build, prepared[1])
         kept = [d.text for d in ctx.documents]
         out, total = recount(kept)

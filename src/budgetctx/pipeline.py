@@ -219,7 +219,12 @@ class PreparedDocument:
         whole_if_fits = check(owner, "whole_if_fits", whole_if_fits, _WHOLE_IF_FITS)
         check_reserve(budget, opts.reserve)
         _check_order(opts.order, several=self.layout is not None)
-        return self._select(budget, opts, _resolve_selector(opts), whole_if_fits=whole_if_fits)
+        return self._select(
+            budget,
+            opts,
+            _resolve_selector(opts.selector, opts.selector_options),
+            whole_if_fits=whole_if_fits,
+        )
 
     def _select(
         self,
@@ -504,7 +509,7 @@ def build_context(
         document_separator=document_separator,
     )
     check_reserve(budget, opts.reserve)
-    return _build(documents, budget, opts, _resolve_selector(opts))
+    return _build(documents, budget, opts, _resolve_selector(opts.selector, opts.selector_options))
 
 
 def _build(
@@ -514,6 +519,9 @@ def _build(
     :class:`~budgetctx.batch.ContextBuilder` calls for each document."""
     _check_order(opts.order, several=not isinstance(documents, str))
     return _prepare(documents, **opts.prepare_options())._select(budget, opts, chosen)
+
+
+_check_reserve = check_reserve  # the old name
 
 
 def _check_order(order: str, *, several: bool) -> None:
@@ -526,11 +534,12 @@ def _check_order(order: str, *, several: bool) -> None:
         )
 
 
-def _resolve_selector(opts: BuildOptions) -> Selector | Router:
+def _resolve_selector(
+    selector: str | Selector | Router, options: Mapping[str, Any] | None
+) -> Selector | Router:
     """The selector or router of one call: ``"auto"`` is the bundled router (read once per
     process); a router instance is used as given; anything else (a name, a spec such as
     ``"mmr:lambda_=0.5"``, an instance) builds a selector."""
-    selector, options = opts.selector, opts.selector_options
     router: Router | None = None
     if isinstance(selector, str) and selector.strip().lower() == "auto":
         router = default_router()

@@ -120,7 +120,7 @@ class ContextBuilder:
         opts = BuildOptions.merge(options, _OWNER, **keywords)
         check_reserve(self.budget, opts.reserve)
         # Resolved once here, as build_context would per call: "auto" becomes the router.
-        self._selector = _resolve_selector(opts)
+        self._selector = _resolve_selector(opts.selector, opts.selector_options)
         #: the checked options, with the components as the instances every call reuses
         self.options = opts.replace(
             tokenizer=get_tokenizer(opts.tokenizer),
@@ -148,7 +148,7 @@ class ContextBuilder:
         opts = self.options.replace(**changes) if changes else self.options
         selector = self._selector
         if "selector" in changes or "selector_options" in changes:
-            selector = _resolve_selector(opts)
+            selector = _resolve_selector(opts.selector, opts.selector_options)
         check_reserve(budget, opts.reserve)
         return _build(document, budget, opts, selector)
 
