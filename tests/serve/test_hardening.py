@@ -394,3 +394,40 @@ def test_fuzzed_requests_get_a_documented_answer_and_no_traceback(
         line = JsonFormatter().format(record)
         json.loads(line)
         assert "Traceback" not in line and record.levelno < logging.ERROR, line
+
+
+@pytest.mark.slow
+def test_a_selection_past_its_timeout_in_a_worker_process_is_stopped() -> None:
+    # F6: a thread cannot be stopped, a process can: the abandoned selection's worker is
+    # killed (its CPU and memory come back) and a new pool serves the next request.
+    import os
+
+    from budgetctx.data import sample_note
+
+    config = _config(selection_processes=1, limits=Limits(selection_timeout_s=3.0))
+    app = create_app(config)
+    with TestClient(app) as c:
+        state = app.state.budgetctx
+        old_pool = state.pool
+        old = [p.pid for p in old_pool._processes.values()]
+        body = {"text": sample_note() * 60, "budget": 400, "selector": "facility"}
+        assert c.post("/v1/context", json=body).status_code == 503
+        gone = False
+        for _ in range(50):
+            # its slot is free (the new pool's warm-up may hold one per worker)
+            gone = all(not _alive(pid) for pid in old) and state.slots.used <= 1
+            if gone:
+                break
+            anyio.run(anyio.sleep, 0.1)
+        assert gone, "the abandoned selection's worker process is still running"
+        # A new pool serves what comes next (its cold start is not timed here: the machine
+        # running the tests may be far slower than the 3 s timeout allows).
+        assert state.pool is not old_pool and os.getpid() not in old
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status

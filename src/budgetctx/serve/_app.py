@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any, TypeVar, cast
@@ -86,14 +87,37 @@ class _State:
         self.metrics = Metrics()
         self.upstream = Upstream(config.upstream) if config.upstream is not None else None
         self.pool: ProcessPoolExecutor | None = None
+        self._warming: asyncio.Future[None] | None = None
         if config.selection_processes > 0:
-            # spawn, not fork: the server process has threads (the event loop's helpers)
-            self.pool = ProcessPoolExecutor(
-                config.selection_processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=init_worker,
-                initargs=(os.getpid(),),
-            )
+            self.pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # spawn, not fork: the server process has threads (the event loop's helpers)
+        return ProcessPoolExecutor(
+            self.config.selection_processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=init_worker,
+            initargs=(os.getpid(),),
+        )
+
+    def recycle_pool(self) -> None:
+        """Kill the worker processes, the one way to stop an abandoned selection (a thread
+        cannot be stopped), and start new ones. Selections in flight in the old pool end
+        with a 503 their clients can retry."""
+        old = self.pool
+        if old is None:
+            return
+        self.pool = self._new_pool()
+        # ProcessPoolExecutor has no public way to stop a running task: kill its processes.
+        for process in list(getattr(old, "_processes", {}).values()):
+            process.kill()
+        old.shutdown(wait=False, cancel_futures=True)
+        # Start and warm the new workers now, not on the next request's time. A timeout
+        # shorter than a worker's cold start would stop each new pool in turn: keep
+        # selection_timeout_s well above it (seconds; see SECURITY.md).
+        self._warming = asyncio.ensure_future(self.warm())
+        # A warm-up cut short (the server stopping) is no error to report.
+        self._warming.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     async def warm(self) -> None:
         """Start every worker process and build what a first request would."""
@@ -101,7 +125,9 @@ class _State:
             n = self.config.selection_processes
             await asyncio.gather(*(self._submit(warm_job) for _ in range(n)))
 
-    async def _submit(self, fn: Callable[..., T], *args: Any) -> Outcome:
+    async def _submit(
+        self, fn: Callable[..., T], *args: Any, submitted: list[bool] | None = None
+    ) -> Outcome:
         # A slot is held until the work really ends, abandoned or not (see _limits).
         ticket = await self.slots.acquire()
         try:
@@ -109,9 +135,20 @@ class _State:
                 work = functools.partial(_ticketed, ticket, call, fn, *args)
                 return cast(Outcome, await anyio.to_thread.run_sync(work, abandon_on_cancel=True))
             future = self.pool.submit(call, fn, *args)
+            if submitted is not None:
+                submitted.append(True)
             ticket.start()
             future.add_done_callback(lambda _: ticket.done())
-            return await asyncio.wrap_future(future)
+            try:
+                return await asyncio.wrap_future(future)
+            except BrokenProcessPool:
+                raise ApiError(
+                    503,
+                    "The selection's worker process was stopped (a worker was killed, or "
+                    "another selection past its timeout was stopped with it); retry the request.",
+                    headers={"retry-after": "1"},
+                    kind="worker_stopped",
+                ) from None
         finally:
             ticket.abandon()  # a no-op once the work has started: it frees the slot itself
 
@@ -119,10 +156,15 @@ class _State:
         """``fn(*args)`` in a worker thread or process, abandoned with a 503 past the selection
         timeout; a refusal in the worker is raised here as the same :class:`ApiError`."""
         timeout = self.config.limits.selection_timeout_s
+        submitted: list[bool] = []
         try:
             with anyio.fail_after(timeout):
-                outcome = await self._submit(fn, *args)
+                outcome = await self._submit(fn, *args, submitted=submitted)
         except TimeoutError:
+            # Processes can be stopped, and are: the abandoned selection's CPU and memory
+            # come back at once. A thread keeps running, holding its slot (see _limits).
+            if submitted:
+                self.recycle_pool()
             raise ApiError(
                 503,
                 f"Selection took longer than {timeout:g} s (waiting for one of the "
