@@ -41,7 +41,7 @@ from budgetctx import prepare
 from budgetctx._errors import BudgetCtxWarning
 from budgetctx.eval.datasets import load_dataset
 from budgetctx.eval.metrics import Rouge
-from budgetctx.selectors import Selection, SelectionProblem
+from budgetctx.selectors import Selection, SelectionProblem, get_selector, parse_selector_spec
 from budgetctx.selectors._base import greedy_fill
 
 DATASETS = (
@@ -190,6 +190,11 @@ def _cached_orders(
     return {p: tuple(known[p]) for p in peers}
 
 
+def _selector(spec: str) -> Any:
+    name, options = parse_selector_spec(spec)
+    return get_selector(name, **options)
+
+
 def _examples(ds: str, split: str, data_dir: str, limit: int | None) -> list[Any]:
     examples = load_dataset(ds, split=split, data_dir=data_dir)
     if len({e.document for e in examples}) < len(examples):
@@ -217,7 +222,8 @@ def run(
 ) -> dict[str, Any]:
     """``configs``: label -> prepare() options for extra budgetctx configurations, whose
     selectors are reported as ``label/selector``."""
-    from budgetctx.router import context_divergence
+    from budgetctx.router._divergence import context_divergence
+    from budgetctx.unitizers._turns import dialogue_turns
 
     rouge = Rouge(use_stemmer=True)
     result: dict[str, Any] = {
@@ -228,6 +234,8 @@ def run(
         "scores": {},
         "features": {},
         "seconds": {},
+        "dialogue": {},
+        "stats": {},
     }
     over = 0
     for ds in datasets:
@@ -237,6 +245,8 @@ def run(
         secs: dict[str, float] = defaultdict(float)
         result["ids"][ds] = [e.id for e in examples]
         result["tokens"][ds] = []
+        result["dialogue"][ds] = []
+        result["stats"][ds] = []
         t0 = time.perf_counter()
         for ex in examples:
             with warnings.catch_warnings():
@@ -246,10 +256,13 @@ def run(
                 for label, options in configs.items():
                     prepared[label] = prepare(ex.document, query=ex.query, **options)
             result["tokens"][ds].append(base.document_tokens)
+            result["dialogue"][ds].append(dialogue_turns(ex.document) is not None)
+            result["stats"][ds].append({str(b): list(base.stats(b).vector(b)) for b in budgets})
             methods: list[tuple[str, Any, Any]] = []
             for label, doc in prepared.items():
-                for sel in selectors:
-                    methods.append((f"{label}/{sel}" if label else sel, doc, sel))
+                for spec in selectors:
+                    sel = spec if spec == "auto" else _selector(spec)
+                    methods.append((f"{label}/{spec}" if label else spec, doc, sel))
             if peers:
                 t = time.perf_counter()
                 orders = _cached_orders([u.text for u in base.segmentation.units], peers, cache_dir)

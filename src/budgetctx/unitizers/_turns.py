@@ -32,6 +32,7 @@ _TAG = re.compile(
     rf"^{_TIME}?(?:\[(?P<bracket>[A-Za-z][\w .'-]{{0,30}})\]|"
     r"(?P<name>[A-Za-z][\w.'()&/-]*(?:[ \t][\w.'()&/-]+){0,3}?)[ \t]*:(?=[ \t]|$))"
 )
+_LETTERS = re.compile(r"[A-Za-z]{2}")
 _WORD = re.compile(r"[A-Za-z0-9']+(?:-[A-Za-z0-9']+)*")
 _MARKUP = re.compile(r"\{[^}]*\}|\([^)]*\)|\[[^\]]*\]")
 #: Words that make up acknowledgements, assents and hesitations, and nothing else.
@@ -90,6 +91,16 @@ BACKCHANNEL_WORDS = frozenset(
         "pardon",
     ]
 )
+#: Labels that lead lines of notes, forms and abstracts, never a speaker's turn.
+_NOT_SPEAKERS = frozenset(
+    """
+    history hpi plan assessment impression diagnosis diagnoses medications medication allergies
+    allergy results result conclusion conclusions background methods objective objectives
+    subjective vitals labs lab exam examination note notes findings summary course disposition
+    procedure procedures indication indications comment comments date time page bp hr rr temp
+    pulse weight height spo2 sat o2 pain total score dose route frequency signature signed
+    """.split()
+)
 _MIN_TAGGED_SHARE = 1 / 3
 _MIN_TAG_LINES = 3
 
@@ -110,7 +121,9 @@ def _tag(line: str) -> tuple[str, int] | None:
     if m is None:
         return None
     name = (m.group("bracket") or m.group("name") or "").strip()
-    return (name.upper(), m.end()) if name else None
+    if not name or name.lower().split()[-1] in _NOT_SPEAKERS:
+        return None
+    return name.upper(), m.end()
 
 
 def strip_tags(text: str) -> str:
@@ -148,8 +161,11 @@ def dialogue_turns(text: str) -> list[tuple[int, int, bool]] | None:
         if tag is not None:
             counts[tag[0]] = counts.get(tag[0], 0) + 1
     speakers = {name for name, c in counts.items() if c >= _MIN_TAG_LINES}
-    tagged = sum(1 for _, _, t in lines if t is not None and t[0] in speakers)
-    if len(speakers) < 2 or tagged < _MIN_TAGGED_SHARE * len(lines):
+    bodies = [text[a + t[1] : b] for a, b, t in lines if t is not None and t[0] in speakers]
+    if len(speakers) < 2 or len(bodies) < _MIN_TAGGED_SHARE * len(lines):
+        return None
+    # Turns are speech: a form's repeated fields ("BP: 120/80") hold values, not words.
+    if sum(1 for body in bodies if _LETTERS.search(body)) < len(bodies) / 2:
         return None
     turns = []
     for start, end, tag in lines:
