@@ -74,5 +74,5 @@ def test_default_policies_run_and_budget_rule_learns_from_others() -> None:
 
 
 def test_missing_candidate_is_a_clear_error() -> None:
-    with pytest.raises(InvalidParameterError, match="peer_grid.py"):
+    with pytest.raises(InvalidParameterError, match=r"peer_grid\.py"):
         lodo_route_eval(_grid(), candidates=("lead", "facility"))

@@ -93,14 +93,17 @@ BACKCHANNEL_WORDS = frozenset(
 )
 #: Labels that lead lines of notes, forms and abstracts, never a speaker's turn.
 _NOT_SPEAKERS = frozenset(
-    """
-    history hpi plan assessment impression diagnosis diagnoses medications medication allergies
-    allergy results result conclusion conclusions background methods objective objectives
-    subjective vitals labs lab exam examination note notes findings summary course disposition
-    procedure procedures indication indications comment comments date time page bp hr rr temp
-    pulse weight height spo2 sat o2 pain total score dose route frequency signature signed
-    """.split()
-)
+    {
+        "history", "hpi", "plan", "assessment", "impression", "diagnosis", "diagnoses",
+        "medications", "medication", "allergies", "allergy", "results", "result", "conclusion",
+        "conclusions", "background", "methods", "objective", "objectives", "subjective", "vitals",
+        "labs", "lab", "exam", "examination", "note", "notes", "findings", "summary", "course",
+        "disposition", "procedure", "procedures", "indication", "indications", "comment",
+        "comments", "date", "time", "page", "bp", "hr", "rr", "temp", "pulse", "weight", "height",
+        "spo2", "sat", "o2", "pain", "total", "score", "dose", "route", "frequency", "signature",
+        "signed",
+    }
+)  # fmt: skip
 _MIN_TAGGED_SHARE = 1 / 3
 _MIN_TAG_LINES = 3
 
