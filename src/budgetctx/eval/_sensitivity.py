@@ -388,6 +388,11 @@ def best_table(means: Mapping[str, Mapping[str, Mapping[int, float]]]) -> str:
         for b, found in sorted(by_budget.items()):
             best = max(found, key=lambda t: t[0])
             worst = min(v for v, _ in found)
-            a, be, g = best[1]
-            lines.append(f"  {b:6d} {a:7.2f} {be:6.2f} {g:6.2f} {best[0]:7.3f} {worst:7.3f}")
+            if best[0] == worst:
+                # Every setting sent the same contexts (the documents fit): no best weights.
+                where = f" {'(all equal)':>21}"
+            else:
+                a, be, g = best[1]
+                where = f" {a:7.2f} {be:6.2f} {g:6.2f}"
+            lines.append(f"  {b:6d}{where} {best[0]:7.3f} {worst:7.3f}")
     return "\n".join(lines)

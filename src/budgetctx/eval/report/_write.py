@@ -136,6 +136,8 @@ def write_report(
     ``sentence``); ``selectors_for_bounds`` restricts the bounds (the paper: lead, mmr, rcd);
     ``extra`` adds a line to the bounds figure (``{dataset: {budget: score}}``, a router).
     ``metric`` None is ROUGE-1, or accuracy (``correct``) for a classification sweep.
+    A weight-sensitivity run (``budgetctx sensitivity``) gets its own report instead
+    (:func:`~budgetctx.eval.report._sensitivity_write.write_sensitivity_report`).
 
     An LLM sweep's report adds the full-context comparison (score and cost per call; also
     re-priced as ``price_model``, from the bundled table or ``prices``, when given) and, for
@@ -157,6 +159,17 @@ def write_report(
     """
     check_confidence(confidence)
     run = Path(run_dir)
+    # A weight-sensitivity run (budgetctx sensitivity) has its own views: a selector table
+    # with 66 RCD settings as rows would say nothing.
+    from budgetctx.eval.report._sensitivity_write import (
+        is_sensitivity_run,
+        write_sensitivity_report,
+    )
+
+    if is_sensitivity_run(run):
+        return write_sensitivity_report(
+            run, out_dir=out_dir, metric=metric, split=split, confidence=confidence, seed=seed
+        )
     out = Path(out_dir) if out_dir is not None else run / "report"
     all_rows, settings = _load(run, split)
     if metric is None:
