@@ -8,7 +8,28 @@ from typing import Annotated
 
 import typer
 
+from budgetctx._errors import InvalidParameterError
+
 __all__ = ["sensitivity"]
+
+
+def _budgets(text: str) -> tuple[int, ...]:
+    """``"256,512"`` -> ``(256, 512)``, as ``budgetctx sweep`` reads them (not imported from
+    the CLI module, which imports this one)."""
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise InvalidParameterError(
+                f"The 'budgets' option must be comma-separated integers. Got {part!r:.40} "
+                "instead; e.g. --budgets 256,512,1024.",
+                parameter="budgets",
+                value=part[:40],
+            ) from None
+    return tuple(out)
 
 
 def sensitivity(
@@ -46,7 +67,6 @@ def sensitivity(
 ) -> None:
     """Run (or resume) RCD at every (alpha, beta, gamma) of a simplex grid; 'budgetctx report
     RUN' then draws the landscape, the loss against distance and the near-optimal share."""
-    from budgetctx.cli import _budgets
     from budgetctx.eval._sensitivity import SensitivityConfig, best_table, run_sensitivity
 
     config = SensitivityConfig(

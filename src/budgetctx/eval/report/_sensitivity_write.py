@@ -1,7 +1,7 @@
-"""``write_sensitivity_report``: the four views of a weight-sensitivity run in one folder.
+"""``write_sensitivity``: the four views of a weight-sensitivity run in one folder.
 
 :func:`budgetctx.eval.report.write_report` hands a run over to it when the run's store says
-it is one (``budgetctx sensitivity`` wrote it).
+it is one (``budgetctx sensitivity`` wrote it); call that, not this.
 """
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ import csv
 import io
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError
-from budgetctx.eval._store import SweepStore
+from budgetctx.eval._store import SweepRow, SweepStore
 from budgetctx.eval.report._cells import check_confidence, check_metric
 from budgetctx.eval.report._sensitivity import (
     MIN_CUT,
@@ -27,9 +28,25 @@ from budgetctx.eval.report._sensitivity import (
     wasserstein,
 )
 from budgetctx.eval.report._sensitivity_plots import plot_distance, plot_ternary, plot_tolerance
-from budgetctx.eval.report._write import ReportFiles, _load, _settings_table
 
-__all__ = ["is_sensitivity_run", "sensitivity_meta", "write_sensitivity_report"]
+__all__ = ["SensitivityFiles", "is_sensitivity_run", "sensitivity_meta", "write_sensitivity"]
+
+
+@dataclass(frozen=True)
+class SensitivityFiles:
+    """What :func:`write_sensitivity` wrote (``write_report`` returns it as ReportFiles)."""
+
+    report: Path
+    cells: Path
+    markdown: tuple[Path, ...]
+    csv: tuple[Path, ...]
+    figures: tuple[Path, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            k: str(v) if isinstance(v, Path) else [str(p) for p in v]
+            for k, v in asdict(self).items()
+        }
 
 
 def sensitivity_meta(run_dir: str | Path) -> dict[str, Any] | None:
@@ -92,33 +109,26 @@ def _landscape_csv(lands: Sequence[Landscape], path: Path) -> Path:
     return path
 
 
-def write_sensitivity_report(
-    run_dir: str | Path,
+def write_sensitivity(
+    run: Path,
+    rows: Sequence[SweepRow],
+    meta: Mapping[str, Any],
     *,
-    out_dir: str | Path | None = None,
+    out_dir: Path,
     metric: str | None = None,
     split: str | None = None,
+    settings_markdown: str = "",
     confidence: float = 0.95,
     seed: int = 0,
     n_resamples: int = 1000,
-) -> ReportFiles:
-    """Tables, CSVs, figures and ``report.md`` for the weight-sensitivity run in ``run_dir``
-    (default output ``run_dir/report``): ternary heat maps per dataset (one panel per
-    budget), the score against the distance from the best weights, the near-optimal share
-    against the budget, and the best weights with bootstrap intervals.
+) -> SensitivityFiles:
+    """Tables, CSVs, figures and ``report.md`` of the weight-sensitivity run ``run`` (its
+    ``rows`` and store ``meta``) in ``out_dir``: ternary heat maps per dataset (one panel
+    per budget), the score against the distance from the best weights, the near-optimal
+    share against the budget, and the best weights with bootstrap intervals.
     """
     check_confidence(confidence)
-    run = Path(run_dir)
-    meta = sensitivity_meta(run)
-    if meta is None:
-        raise InvalidParameterError(
-            f"{run} is not a weight-sensitivity run (its store has no grid); run "
-            "'budgetctx sensitivity ... --out RUN' first, or use write_report for a sweep.",
-            parameter="run_dir",
-            value=str(run),
-        )
-    out = Path(out_dir) if out_dir is not None else run / "report"
-    rows, settings = _load(run, split)
+    out = out_dir
     metric = metric or "rouge1"
     check_metric(rows, metric)
     lands = landscapes(rows, grid=meta["grid"], default=meta.get("default"), metric=metric)
@@ -183,7 +193,7 @@ def write_sensitivity_report(
         f"- Intervals: {confidence:.0%} percentile bootstrap over examples "
         f"({n_resamples} resamples, seed {seed})",
         "",
-        _settings_table(settings),
+        settings_markdown,
         f"## {best_t.title}",
         "",
         best_t.to_markdown(title=False),
@@ -212,7 +222,7 @@ def write_sensitivity_report(
     ]
     report = out / "report.md"
     report.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return ReportFiles(report, cells, tuple(md_paths), tuple(csv_paths), tuple(figures))
+    return SensitivityFiles(report, cells, tuple(md_paths), tuple(csv_paths), tuple(figures))
 
 
 def _slug(name: str) -> str:
