@@ -298,3 +298,28 @@ def test_cli_sensitivity_then_report(tmp_path: Path) -> None:
     assert (run / "report" / "sensitivity_best.md").is_file()
     bad = runner.invoke(app, ["sensitivity", "-d", data, "--step", "0.3", "--out", str(run)])
     assert bad.exit_code == 2 and "step" in bad.stderr
+
+
+def test_best_table_says_when_every_setting_scored_the_same() -> None:
+    from budgetctx.eval._sensitivity import best_table
+
+    means = {
+        "d": {
+            weight_label((1.0, 0.0, 0.0)): {256: 0.2, 2048: 0.3},
+            weight_label((0.0, 1.0, 0.0)): {256: 0.25, 2048: 0.3},
+        }
+    }
+    lines = best_table(means).splitlines()
+    assert lines[-2].split() == ["256", "0.00", "1.00", "0.00", "0.250", "0.200"]
+    assert lines[-1].split() == ["2048", "(all", "equal)", "0.300", "0.300"]
+
+
+def test_store_meta_round_trip(tmp_path: Path) -> None:
+    with SweepStore(tmp_path) as store:
+        assert store.meta(META_KEY) is None
+        store.set_meta(META_KEY, {"grid": ["a"], "steps": [0.1]})
+        store.set_meta(META_KEY, {"grid": ["a", "b"], "steps": [0.1]})  # replaced
+    with SweepStore(tmp_path) as store:
+        assert store.meta(META_KEY) == {"grid": ["a", "b"], "steps": [0.1]}
+        with pytest.raises(InvalidParameterError, match="check_settings"):
+            store.set_meta("settings", {})
