@@ -17,7 +17,6 @@ meeting_summ and tv_show_summ), among 4, 5, 6, 8 and 10 words, with MMR and RCD.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,16 +28,6 @@ __all__ = ["FILLER_WORDS", "centroid_salience", "dialogue_filler", "filler_units
 #: A unit of a dialogue with fewer words than this (speaker tags and markup removed) is filler.
 FILLER_WORDS = 8
 
-_WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
-# "{vocalsound}", "(laughs)", "[inaudible]": transcription markup, not speech
-_MARKUP = re.compile(r"\{[^}]*\}|\([^)]*\)|\[[^\]]*\]")
-
-
-def _spoken_words(text: str) -> int:
-    from budgetctx.unitizers._turns import strip_tags
-
-    return len(_WORD.findall(_MARKUP.sub(" ", strip_tags(text))))
-
 
 def filler_units(document: str, unit_texts: Sequence[str]) -> NDArray[np.bool_] | None:
     """Which units of ``document`` are filler, or None when it is not a dialogue.
@@ -48,12 +37,14 @@ def filler_units(document: str, unit_texts: Sequence[str]) -> NDArray[np.bool_] 
     array([ True, False])
     >>> filler_units("Chest pain. Troponin negative.", ["Chest pain.", "Troponin negative."])
     """
-    from budgetctx.unitizers._turns import dialogue_turns
+    from budgetctx.unitizers._turns import dialogue_turns, spoken_words
 
     if dialogue_turns(document) is None:
         return None
     return np.fromiter(
-        (_spoken_words(t) < FILLER_WORDS for t in unit_texts), dtype=bool, count=len(unit_texts)
+        (len(spoken_words(t)) < FILLER_WORDS for t in unit_texts),
+        dtype=bool,
+        count=len(unit_texts),
     )
 
 
@@ -69,13 +60,6 @@ def dialogue_filler(segmentations: Sequence[Any]) -> NDArray[np.bool_] | None:
             for p, s in zip(parts, segmentations, strict=True)
         ]
     )
-
-
-def _row_dot(X: Any, v: NDArray[np.float64]) -> NDArray[np.float64]:
-    out = X @ v
-    if hasattr(out, "toarray"):
-        out = out.toarray()
-    return np.asarray(out, dtype=np.float64).ravel()
 
 
 def centroid_salience(X: Any, *, filler: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
@@ -97,7 +81,7 @@ def centroid_salience(X: Any, *, filler: NDArray[np.bool_] | None = None) -> NDA
     rows = X[np.flatnonzero(~filler)] if use and filler is not None else X
     centroid = np.asarray(rows.mean(axis=0), dtype=np.float64).ravel()
     norm = float(np.linalg.norm(centroid))
-    r = _row_dot(X, centroid) / norm if norm > 0 else np.zeros(n)
+    r = np.asarray(X @ centroid, dtype=np.float64).ravel() / norm if norm > 0 else np.zeros(n)
     if use and filler is not None:
         r[filler] = 0.0
     return r

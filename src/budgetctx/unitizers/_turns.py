@@ -25,7 +25,7 @@ from budgetctx.unitizers._base import Segmentation, base_groups, units_from_grou
 from budgetctx.unitizers._segment import Segment, segment_text
 from budgetctx.unitizers._sentence import MAX_WORDS
 
-__all__ = ["TurnUnitizer", "dialogue_turns", "is_backchannel", "strip_tags"]
+__all__ = ["TurnUnitizer", "dialogue_turns", "is_backchannel", "spoken_words", "strip_tags"]
 
 _TIME = r"(?:\[?\(?\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?\)?\]?[ \t]*(?:-->[^\n]*?)?[ \t-]*)"
 _TAG = re.compile(
@@ -33,7 +33,7 @@ _TAG = re.compile(
     r"(?P<name>[A-Za-z][\w.'()&/-]*(?:[ \t][\w.'()&/-]+){0,3}?)[ \t]*:(?=[ \t]|$))"
 )
 _LETTERS = re.compile(r"[A-Za-z]{2}")
-_WORD = re.compile(r"[A-Za-z0-9']+(?:-[A-Za-z0-9']+)*")
+_WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
 _MARKUP = re.compile(r"\{[^}]*\}|\([^)]*\)|\[[^\]]*\]")
 #: Words that make up acknowledgements, assents and hesitations, and nothing else.
 BACKCHANNEL_WORDS = frozenset(
@@ -137,6 +137,15 @@ def strip_tags(text: str) -> str:
     """
     tag = _tag(text)
     return text[tag[1] :].strip() if tag is not None else text
+
+
+def spoken_words(text: str) -> list[str]:
+    """The words of ``text`` once its leading speaker tag and bracketed markup are removed.
+
+    >>> spoken_words("Grad G: {vocalsound} I don't know .")
+    ['I', "don't", 'know']
+    """
+    return _WORD.findall(_MARKUP.sub(" ", strip_tags(text)))
 
 
 def dialogue_turns(text: str) -> list[tuple[int, int, bool]] | None:
