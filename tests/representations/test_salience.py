@@ -56,3 +56,16 @@ def test_filler_rows_leave_the_centroid() -> None:
     assert r.tolist() == [0.0, 0.0, 1.0]
     # all filler: the rule is dropped rather than leaving nothing salient
     assert np.allclose(centroid_salience(X, filler=np.ones(3, bool)), centroid_salience(X))
+
+
+def test_several_documents_apply_the_rule_to_the_dialogue_only() -> None:
+    from budgetctx import Document
+
+    note = "Chest pain began Monday. Troponin negative. Discharged home."
+    doc = prepare([Document(note, id="note"), Document(MEETING, id="meeting")])
+    units = doc.local_units
+    r = doc.features.relevance
+    n_note = len(prepare(note).segmentation.units)
+    assert np.all(r[:n_note] > 0)  # prose keeps its centroid similarity
+    yeah = [i for i, u in enumerate(units) if i >= n_note and u.text.endswith("Yeah.")]
+    assert yeah and np.all(r[yeah] == 0)
