@@ -76,3 +76,21 @@ def test_default_policies_run_and_budget_rule_learns_from_others() -> None:
 def test_missing_candidate_is_a_clear_error() -> None:
     with pytest.raises(InvalidParameterError, match=r"peer_grid\.py"):
         lodo_route_eval(_grid(), candidates=("lead", "facility"))
+
+
+@pytest.mark.slow
+def test_cli_route_eval_lodo(tmp_path: Any) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from budgetctx.cli import app
+
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps(_grid()))
+    out = tmp_path / "lodo"
+    result = CliRunner().invoke(
+        app, ["route-eval", str(grid), "--lodo", "--selectors", "lead,mmr,rcd", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "held-out dataset" in result.stdout and (out / "lodo.json").is_file()
