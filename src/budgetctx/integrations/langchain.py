@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from budgetctx._errors import MissingExtraError
-from budgetctx.integrations._core import PROVENANCE_KEY
+from budgetctx.integrations._core import PROVENANCE_KEY, require_items
 
 try:
     from langchain_core.callbacks import Callbacks
@@ -57,6 +57,7 @@ class BudgetCtxCompressor(CondenserFields, BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """The documents' kept parts, in input order; ``query`` steers relevance."""
+        require_items("BudgetCtxCompressor", documents, Document, "Document(page_content=text)")
         kept = self._condenser([d.page_content for d in documents], query=query)
         out = []
         for doc, part in zip(documents, kept, strict=True):

@@ -18,7 +18,7 @@ which the budget does not count: ``reserve`` room for it).
 from __future__ import annotations
 
 from budgetctx._errors import MissingExtraError
-from budgetctx.integrations._core import PROVENANCE_KEY
+from budgetctx.integrations._core import PROVENANCE_KEY, require_items
 
 try:
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
@@ -61,6 +61,8 @@ class BudgetCtxPostprocessor(CondenserFields, BaseNodePostprocessor):
         nodes: list[NodeWithScore],
         query_bundle: QueryBundle | None = None,
     ) -> list[NodeWithScore]:
+        example = "NodeWithScore(node=TextNode(text=text))"
+        require_items("BudgetCtxPostprocessor", nodes, NodeWithScore, example)
         texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes]
         query = query_bundle.query_str if query_bundle is not None else None
         out = []
