@@ -50,7 +50,7 @@ from budgetctx.pipeline import DEFAULT_SELECTOR, build_context, validate_text
 from budgetctx.representations import Representation
 from budgetctx.router import Router
 from budgetctx.selectors import Selector
-from budgetctx.tokenizers import Tokenizer, get_tokenizer
+from budgetctx.tokenizers import Tokenizer, get_tokenizer, is_exact
 from budgetctx.unitizers import Unitizer
 
 __all__ = [
@@ -178,6 +178,9 @@ class FittedMessages:
     #: input indices of the messages dropped whole by the history strategy (oldest turns);
     #: ``messages`` are the others, in order, and provenance indices are the input's
     dropped: tuple[int, ...] = ()
+    #: False when the tokenizer is an estimate (a model family without a public tokenizer,
+    #: e.g. Claude): the counts are then an upper bound by assumption, not the billed figure
+    exact: bool = True
 
     @property
     def tokens_saved(self) -> int:
@@ -203,6 +206,7 @@ class FittedMessages:
             "notes": list(self.notes),
             "query": self.query,
             "dropped": list(self.dropped),
+            "exact": self.exact,
         }
 
 
@@ -739,6 +743,7 @@ def fit_messages(
         "budget": budget,
         "reserve": reserve,
         "tokenizer": tok.name,
+        "exact": is_exact(tok),
     }
     if before <= limit:
         return FittedMessages(
