@@ -1,8 +1,8 @@
 """The history strategy of :func:`~budgetctx.fit_messages`: whole turns, oldest dropped first.
 
 A chat is split into *turns*: a turn starts at a user message (a run of consecutive user
-messages is one turn) and holds everything up to the next one: the assistant's answer, its
-tool calls and their results. A turn never starts while a tool call of the turn before is
+messages is one turn, and so is a user message right after a tool result) and holds
+everything up to the next one: the assistant's answer, its tool calls and their results. A turn never starts while a tool call of the turn before is
 still unanswered, so a tool call and its result always stay together, and the kept history
 always starts on a user message, never on an orphan tool result or assistant turn. System
 and developer messages belong to no turn: they are always kept, where they are.
@@ -55,7 +55,9 @@ def split_turns(messages: Sequence[Mapping[str, Any]]) -> list[list[int]]:
         role = str(msg.get("role"))
         if role in _SYSTEM_ROLES:
             continue
-        starts = role == "user" and previous != "user" and not pending
+        # A user message right after a tool result (no answer between) goes on the same
+        # exchange: Anthropic sends tool results and the next question in one user message.
+        starts = role == "user" and previous not in ("user", "tool") and not pending
         if starts and current:
             turns.append(current)
             current = []

@@ -1,16 +1,18 @@
 """``create_app``: the HTTP API and the OpenAI-compatible proxy, on FastAPI.
 
 Routes: ``POST /v1/context`` (one document or a list), ``POST /v1/contexts`` (a batch),
-``POST /v1/chat/completions`` and ``POST /v1/responses`` (count, condense over budget,
-forward), ``GET /v1/provenance/{id}``, ``GET /healthz``, ``GET /metrics`` and ``GET /`` (the
-viewer page).
+``POST /v1/chat/completions``, ``POST /v1/responses`` and ``POST /v1/messages`` (Anthropic)
+(count, condense over budget, forward), ``GET /v1/provenance/{id}``, ``GET /healthz``,
+``GET /metrics`` and ``GET /`` (the viewer page).
 Selection runs in a worker thread under the configured timeout, so the event loop keeps
 serving other requests while one document is being condensed.
 
 >>> from budgetctx.serve import ServeConfig, create_app
 >>> app = create_app(ServeConfig(provenance_size=0))
->>> sorted(r.path for r in app.routes if r.path.startswith("/v1/"))
-['/v1/chat/completions', '/v1/context', '/v1/contexts', '/v1/provenance/{id}', '/v1/responses']
+>>> paths = sorted(r.path for r in app.routes if r.path.startswith("/v1/"))
+>>> paths  # doctest: +NORMALIZE_WHITESPACE
+['/v1/chat/completions', '/v1/context', '/v1/contexts', '/v1/messages',
+ '/v1/provenance/{id}', '/v1/responses']
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from budgetctx import BudgetCtxError, FittedMessages, __version__
+from budgetctx.serve._anthropic import IMAGE_TOKENS, to_chat
+from budgetctx.serve._anthropic import apply_fitted as apply_anthropic
 from budgetctx.serve._config import ServeConfig
 from budgetctx.serve._jobs import (
     Outcome,
@@ -44,6 +48,7 @@ from budgetctx.serve._jobs import (
     contexts_job,
     fit_job,
     init_worker,
+    load_tokenizer,
     warm_job,
 )
 from budgetctx.serve._logging import LOGGER, log_event
@@ -54,6 +59,7 @@ from budgetctx.serve._provenance import ProvenanceStore
 from budgetctx.serve._proxy import Upstream
 from budgetctx.serve._requests import ContextRequest, parse_context_request
 from budgetctx.serve._responses import apply_fitted, to_messages
+from budgetctx.tokenizers import is_exact
 
 __all__ = ["create_app"]
 
@@ -67,6 +73,7 @@ _ROUTES = (
     "/v1/contexts",
     "/v1/chat/completions",
     "/v1/responses",
+    "/v1/messages",
 )
 _BUDGET_HEADER = "x-budgetctx-budget"
 
@@ -282,7 +289,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         message = (
             f"{exc.detail}: {request.method} {request.url.path[:80]}. The routes are "
             "POST /v1/context, POST /v1/contexts, POST /v1/chat/completions, POST /v1/responses, "
-            "GET /v1/provenance/{id}, GET /healthz, GET /metrics and GET /."
+            "POST /v1/messages, GET /v1/provenance/{id}, GET /healthz, GET /metrics and GET /."
         )
         return await _api_error(request, ApiError(exc.status_code, message, kind="no_route"))
 
@@ -388,6 +395,10 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     async def responses(request: Request) -> Response:
         return await _forward(state, request, "responses")
 
+    @app.post("/v1/messages")
+    async def anthropic_messages(request: Request) -> Response:
+        return await _forward(state, request, "messages")
+
     return app
 
 
@@ -413,20 +424,39 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
     budget = _budget(request.headers.get(_BUDGET_HEADER), target)
     endpoint = api.replace("/", ".")
     view = to_messages(body) if api == "responses" else None
-    messages = body.get("messages") if view is None else view.messages
+    chat = to_chat(body) if api == "messages" else None
+    messages = (
+        view.messages if view is not None else chat.messages if chat is not None else None
+    ) or body.get("messages")
+    tools = body.get("tools")
+    # tool definitions count as their JSON text (an estimate: no provider publishes the rule)
+    tools_json = json.dumps(tools, ensure_ascii=False) if tools else None
     before, fitted = await state.run(
-        fit_job, messages, budget, target.tokenizer, target.reserve, target.selector
+        fit_job,
+        messages,
+        budget,
+        target.tokenizer,
+        target.reserve,
+        target.selector,
+        tools_json,
+        IMAGE_TOKENS if chat is not None else None,
     )
-    headers = {"x-budgetctx-tokens-before": str(before)}
+    headers = {
+        "x-budgetctx-tokens-before": str(before),
+        "x-budgetctx-count": "exact" if _exact(target.tokenizer) else "estimate",
+    }
     payload = body
     if fitted is None:
         after, selector = before, "none"
     else:
-        if view is None:
-            payload = {**body, "messages": list(fitted.messages)}
-        else:
+        if view is not None:
             payload = apply_fitted(body, view, fitted)
-        after, selector = fitted.prompt_tokens, _selector_of(fitted)
+        elif chat is not None:
+            payload = apply_anthropic(body, chat, fitted)
+        else:
+            payload = {**body, "messages": list(fitted.messages)}
+        after = before - fitted.prompt_tokens_before + fitted.prompt_tokens
+        selector = _selector_of(fitted)
         pid = state.store.put({"endpoint": endpoint, **fitted.to_dict()})
         if pid is not None:
             headers["x-budgetctx-provenance-id"] = pid
@@ -487,6 +517,10 @@ def _budget(header: str | None, target: ModelTarget) -> int | None:
         )
     value = int(header)
     return value if target.budget is None else min(value, target.budget)
+
+
+def _exact(tokenizer: str) -> bool:
+    return is_exact(load_tokenizer(tokenizer))
 
 
 def _selector_of(fitted: FittedMessages) -> str:
