@@ -1,11 +1,12 @@
 """The history strategy of :func:`~budgetctx.fit_messages`: whole turns, oldest dropped first.
 
 A chat is split into *turns*: a turn starts at a user message (a run of consecutive user
-messages is one turn, and so is a user message right after a tool result) and holds
-everything up to the next one: the assistant's answer, its tool calls and their results. A turn never starts while a tool call of the turn before is
-still unanswered, so a tool call and its result always stay together, and the kept history
-always starts on a user message, never on an orphan tool result or assistant turn. System
-and developer messages belong to no turn: they are always kept, where they are.
+messages is one turn, and so is a user message right after a tool result) and holds everything
+up to the next one: the assistant's answer, its tool calls and their results. A turn never
+starts while a tool call of the turn before is still unanswered, so a tool call and its result
+always stay together, and the kept history always starts on a user message, never on an orphan
+tool result or assistant turn. System and developer messages belong to no turn: they are always
+kept, where they are.
 
 When a chat is over the budget, the last ``keep_turns`` turns are never dropped; older
 turns are dropped, oldest first, until what is left can be fitted by condensing without
