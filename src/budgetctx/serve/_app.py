@@ -59,6 +59,7 @@ from budgetctx.serve._provenance import ProvenanceStore
 from budgetctx.serve._proxy import Upstream
 from budgetctx.serve._requests import ContextRequest, parse_context_request
 from budgetctx.serve._responses import apply_fitted, to_messages
+from budgetctx.serve._store import SqliteProvenanceStore
 from budgetctx.tokenizers import is_exact
 
 __all__ = ["create_app"]
@@ -84,7 +85,16 @@ class _State:
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
         self.resolver = Resolver(config)
-        self.store = ProvenanceStore(size=config.provenance_size)
+        self.store: ProvenanceStore | SqliteProvenanceStore
+        if config.provenance_path is not None and config.provenance_size > 0:
+            self.store = SqliteProvenanceStore(
+                config.provenance_path,
+                retention_s=config.provenance_retention_s,
+                max_records=config.provenance_size,
+                keep_text=config.provenance_keep_text,
+            )
+        else:
+            self.store = ProvenanceStore(size=config.provenance_size)
         self.metrics = Metrics()
         self.upstream = Upstream(config.upstream) if config.upstream is not None else None
         self.pool: ProcessPoolExecutor | None = None
@@ -332,6 +342,18 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
                 kind="provenance_missing",
             )
         return JSONResponse(record)
+
+    @app.delete("/v1/provenance/{id}")
+    async def delete_provenance(id: str) -> Response:
+        if not state.store.delete(id):
+            raise ApiError(
+                404,
+                "No provenance record with this id (already deleted, expired or never "
+                "existed); nothing to delete.",
+                parameter="id",
+                kind="provenance_missing",
+            )
+        return Response(status_code=204)
 
     @app.post("/v1/context")
     async def context(request: Request) -> JSONResponse:

@@ -164,7 +164,10 @@ class ServeConfig:
     to the library (``None``: such a model gets a 400). ``provenance_size`` is how many
     provenance records are held in memory (0: none are kept). ``selection_processes``: how
     many worker processes condense (0: threads of the server process, which share one core's
-    worth of Python; N uses N cores).
+    worth of Python; N uses N cores). ``provenance_path``: a SQLite file that keeps the
+    records across restarts and replicas instead (offsets and counts, no text unless
+    ``provenance_keep_text``; created 0600; records older than ``provenance_retention_s``
+    seconds are deleted, and beyond ``provenance_size`` the oldest).
     """
 
     upstream: UpstreamConfig | None = None
@@ -175,6 +178,9 @@ class ServeConfig:
     limits: Limits = field(default_factory=Limits)
     provenance_size: int = 1000
     selection_processes: int = 0
+    provenance_path: str | None = None
+    provenance_retention_s: float = 7 * 24 * 3600.0
+    provenance_keep_text: bool = False
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "upstream": NoneOr(InstanceOf(UpstreamConfig, "an UpstreamConfig")),
@@ -191,6 +197,11 @@ class ServeConfig:
         "selection_processes": Interval(
             int, 0, None, fix="0 selects in threads of the server; e.g. the number of cores."
         ),
+        "provenance_path": NoneOr(
+            InstanceOf(str, "a str"), fix="e.g. '/var/lib/budgetctx/provenance.sqlite3'."
+        ),
+        "provenance_retention_s": Interval(float, 0, None, fix="e.g. 604800 (7 days)."),
+        "provenance_keep_text": Boolean(),
     }
 
     def __post_init__(self) -> None:
