@@ -98,10 +98,12 @@ def test_turns_never_split_a_tool_call_from_its_result() -> None:
         {"role": "tool", "tool_call_id": "x", "content": "1"},
         {"role": "user", "content": "interjection"},  # before y answered: same turn
         {"role": "tool", "tool_call_id": "y", "content": "2"},
-        {"role": "user", "content": "b"},
+        {"role": "user", "content": "b"},  # right after a tool result: the same exchange
+        {"role": "assistant", "content": "Done."},
         {"role": "user", "content": "c"},
+        {"role": "user", "content": "d"},
     ]
-    assert split_turns(msgs) == [[1], [2, 3, 4, 5, 6], [7, 8]]
+    assert split_turns(msgs) == [[1], [2, 3, 4, 5, 6, 7, 8], [9, 10]]
 
 
 def test_condensed_json_is_valid_and_says_what_was_left_out() -> None:
