@@ -164,5 +164,6 @@ def fit_dropping(
             compressed=compressed,
             dropped=dropped,
             prompt_tokens_before=prompt_tokens_before,
-            notes=(note, *result.notes),
+            # "the messages fit: sent unchanged" is about the kept ones: not what happened
+            notes=(note, *(n for n in result.notes if not n.startswith("the messages fit"))),
         )
