@@ -98,6 +98,16 @@ class StableFitter:
                     raise
         return fit_messages(messages, self.budget, **self.options)
 
+    @property
+    def state(self) -> tuple[list[dict[str, Any]], FittedMessages] | None:
+        """The last input and its fit (None before the first), to :meth:`restore` later."""
+        return None if self._last is None else (self._input, self._last)
+
+    def restore(self, messages: Sequence[Mapping[str, Any]], fit: FittedMessages) -> None:
+        """Continue a conversation from a saved :attr:`state` (a server keeps one per
+        conversation, and builds a fitter per request)."""
+        self._remember(messages, fit)
+
     def _remember(self, messages: Sequence[Mapping[str, Any]], fit: FittedMessages) -> None:
         self._input = [copy.deepcopy(dict(m)) for m in messages]
         self._last = fit

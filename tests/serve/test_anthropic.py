@@ -12,7 +12,7 @@ import openai
 import pytest
 
 from budgetctx import fit_messages
-from budgetctx.serve._anthropic import apply_fitted, to_chat
+from budgetctx.serve._anthropic import apply_fitted, place_breakpoint, to_chat
 from budgetctx.serve._problems import ApiError
 from tests.serve._upstream import REPLY_WORDS, anthropic_text_tokens
 from tests.serve.conftest import BUDGET, Proxy
@@ -79,7 +79,9 @@ def test_a_long_chat_is_condensed_with_the_official_client(proxy: Proxy, fresh: 
     assert sent["messages"][1] == messages[1]  # tool_use kept whole
     result = sent["messages"][2]["content"][0]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "tu_1"
-    assert json.loads(result["content"])["results"]  # still JSON
+    labs = json.loads(result["content"])  # still JSON, the same shape, the cut said inside
+    assert isinstance(labs["results"], list) and len(labs["results"]) < 60
+    assert "of 60 items of $.results" in labs["_budgetctx_omitted"]
     assert sent["messages"][2]["content"][1] == messages[2]["content"][1]  # the question
     assert len(sent["messages"][0]["content"][0]["text"]) < len(LONG)
 
@@ -219,3 +221,48 @@ def test_what_cannot_be_counted_is_a_422(body: dict[str, Any]) -> None:
     with pytest.raises(ApiError) as info:
         to_chat(body)
     assert info.value.status == 422
+
+
+def test_the_next_turn_reuses_the_condensed_prefix(proxy: Proxy, fresh: Any) -> None:
+    # One conversation, two requests: the second appends an answer and a question. The proxy
+    # sends the first request's condensed messages again, byte for byte, as the prefix.
+    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk", max_retries=0, timeout=20)
+    first = [
+        {"role": "system", "content": "You summarise notes. (conversation test)"},
+        {"role": "user", "content": LONG},
+        {"role": "user", "content": "What is the plan?"},
+    ]
+    r1 = client.chat.completions.with_raw_response.create(model="gpt-4o", messages=first)
+    second = [
+        *first,
+        {"role": "assistant", "content": "Aspirin and cardiology follow-up."},
+        {"role": "user", "content": "And the troponin?"},
+    ]
+    r2 = client.chat.completions.with_raw_response.create(model="gpt-4o", messages=second)
+    assert r1.headers["x-budgetctx-prefix"] == "new"
+    assert r2.headers["x-budgetctx-prefix"] == "reused"
+    sent1, sent2 = (got.body["messages"] for got in fresh.received)
+    assert sent2[: len(sent1)] == sent1  # byte for byte: the provider's cache stays warm
+    assert sent2[len(sent1) :] == second[len(first) :]
+    assert max(got.prompt_tokens for got in fresh.received) <= BUDGET
+
+
+def test_a_cache_breakpoint_is_placed_only_when_the_client_placed_none() -> None:
+    body = {
+        "messages": [
+            {"role": "user", "content": "Q1"},
+            {"role": "assistant", "content": "A1"},
+            {"role": "user", "content": [{"type": "text", "text": "Q2"}]},
+        ]
+    }
+    out = place_breakpoint(body)
+    assert out["messages"][:2] == body["messages"][:2]
+    assert out["messages"][2]["content"] == [
+        {"type": "text", "text": "Q2", "cache_control": {"type": "ephemeral"}}
+    ]
+    assert "cache_control" not in body["messages"][2]["content"][0]  # the input is not changed
+    mine = {
+        **body,
+        "system": [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}],
+    }
+    assert place_breakpoint(mine) == mine

@@ -29,7 +29,7 @@ from typing import Any
 from budgetctx import FittedMessages
 from budgetctx.serve._problems import bad_parameter
 
-__all__ = ["IMAGE_TOKENS", "ChatView", "apply_fitted", "to_chat"]
+__all__ = ["IMAGE_TOKENS", "ChatView", "apply_fitted", "place_breakpoint", "to_chat"]
 
 #: What one image block is counted as: Anthropic's tokens for a 1092x1092 image (w*h/750),
 #: the largest it takes without resizing, so an upper bound for any image it accepts.
@@ -228,4 +228,36 @@ def apply_fitted(body: Mapping[str, Any], view: ChatView, fitted: FittedMessages
     out["messages"] = kept
     if system is not None:
         out["system"] = system
+    return out
+
+
+def _has_cache_control(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return "cache_control" in value or any(_has_cache_control(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_cache_control(v) for v in value)
+    return False
+
+
+def place_breakpoint(body: Mapping[str, Any]) -> dict[str, Any]:
+    """``body`` with an ephemeral ``cache_control`` breakpoint on the last block of its last
+    message, when the client placed none: the next request of the conversation starts with
+    this one (the proxy reuses its condensed prefix byte for byte), so Anthropic serves that
+    prefix from its cache. A body that has a breakpoint anywhere is returned unchanged.
+
+    >>> out = place_breakpoint({"messages": [{"role": "user", "content": "Hi"}]})
+    >>> out["messages"][0]["content"][0]["cache_control"]
+    {'type': 'ephemeral'}
+    """
+    out = dict(body)
+    items = body.get("messages")
+    if not isinstance(items, list) or not items or _has_cache_control(body):
+        return out
+    last = dict(items[-1])
+    content = last.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    if not isinstance(blocks, list) or not blocks or not isinstance(blocks[-1], Mapping):
+        return out
+    blocks = [*blocks[:-1], {**blocks[-1], "cache_control": {"type": "ephemeral"}}]
+    out["messages"] = [*items[:-1], {**last, "content": blocks}]
     return out

@@ -38,15 +38,15 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from budgetctx import BudgetCtxError, FittedMessages, __version__
-from budgetctx.serve._anthropic import IMAGE_TOKENS, to_chat
+from budgetctx.serve._anthropic import IMAGE_TOKENS, place_breakpoint, to_chat
 from budgetctx.serve._anthropic import apply_fitted as apply_anthropic
 from budgetctx.serve._config import ServeConfig
+from budgetctx.serve._conversations import ConversationCache, stable_fit_job
 from budgetctx.serve._jobs import (
     Outcome,
     call,
     context_job,
     contexts_job,
-    fit_job,
     init_worker,
     load_tokenizer,
     warm_job,
@@ -96,6 +96,7 @@ class _State:
         else:
             self.store = ProvenanceStore(size=config.provenance_size)
         self.metrics = Metrics()
+        self.conversations = ConversationCache(size=config.conversations_size)
         self.upstream = Upstream(config.upstream) if config.upstream is not None else None
         self.pool: ProcessPoolExecutor | None = None
         if config.selection_processes > 0:
@@ -453,8 +454,12 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
     tools = body.get("tools")
     # tool definitions count as their JSON text (an estimate: no provider publishes the rule)
     tools_json = json.dumps(tools, ensure_ascii=False) if tools else None
-    before, fitted = await state.run(
-        fit_job,
+    # cache-stable condensing: the conversation's last fit, reused as the prefix while it fits
+    conversation = None
+    if state.conversations.size > 0 and isinstance(messages, list):
+        conversation = state.conversations.key(target.name, budget, messages)
+    before, fitted, remember = await state.run(
+        stable_fit_job,
         messages,
         budget,
         target.tokenizer,
@@ -462,7 +467,10 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
         target.selector,
         tools_json,
         IMAGE_TOKENS if chat is not None else None,
+        None if conversation is None else state.conversations.get(conversation),
     )
+    if conversation is not None and remember is not None:
+        state.conversations.put(conversation, remember)
     headers = {
         "x-budgetctx-tokens-before": str(before),
         "x-budgetctx-count": "exact" if _exact(target.tokenizer) else "estimate",
@@ -479,9 +487,13 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
             payload = {**body, "messages": list(fitted.messages)}
         after = before - fitted.prompt_tokens_before + fitted.prompt_tokens
         selector = _selector_of(fitted)
+        reused = bool(fitted.notes) and fitted.notes[0].startswith("stable prefix")
+        headers["x-budgetctx-prefix"] = "reused" if reused else "new"
         pid = state.store.put({"endpoint": endpoint, **fitted.to_dict()})
         if pid is not None:
             headers["x-budgetctx-provenance-id"] = pid
+    if chat is not None and state.config.anthropic_cache_breakpoint:
+        payload = place_breakpoint(payload)
     headers["x-budgetctx-tokens-after"] = str(after)
     headers["x-budgetctx-selector"] = selector
     state.metrics.tokens(endpoint=endpoint, before=before, after=after)

@@ -167,7 +167,12 @@ class ServeConfig:
     worth of Python; N uses N cores). ``provenance_path``: a SQLite file that keeps the
     records across restarts and replicas instead (offsets and counts, no text unless
     ``provenance_keep_text``; created 0600; records older than ``provenance_retention_s``
-    seconds are deleted, and beyond ``provenance_size`` the oldest).
+    seconds are deleted, and beyond ``provenance_size`` the oldest). ``conversations_size``:
+    how many conversations' last fits are held in memory so that the next request of each
+    reuses it byte for byte as its prefix while it fits (prompt caches stay warm; 0: off).
+    ``anthropic_cache_breakpoint``: on ``/v1/messages``, put an ephemeral ``cache_control``
+    breakpoint on the last block when the client placed none (cache writes cost more; off by
+    default, and a client's own breakpoints are always passed through untouched).
     """
 
     upstream: UpstreamConfig | None = None
@@ -181,6 +186,8 @@ class ServeConfig:
     provenance_path: str | None = None
     provenance_retention_s: float = 7 * 24 * 3600.0
     provenance_keep_text: bool = False
+    conversations_size: int = 1000
+    anthropic_cache_breakpoint: bool = False
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "upstream": NoneOr(InstanceOf(UpstreamConfig, "an UpstreamConfig")),
@@ -202,6 +209,10 @@ class ServeConfig:
         ),
         "provenance_retention_s": Interval(float, 0, None, fix="e.g. 604800 (7 days)."),
         "provenance_keep_text": Boolean(),
+        "anthropic_cache_breakpoint": Boolean(),
+        "conversations_size": Interval(
+            int, 0, None, fix="0 re-fits every request; e.g. 1000 conversations."
+        ),
     }
 
     def __post_init__(self) -> None:
