@@ -152,7 +152,8 @@ def fit_dropping(
             continue
         if drop == 0:
             return result
-        dropped = tuple(i for i in range(n) if i not in set(kept))
+        kept_set = set(kept)
+        dropped = tuple(i for i in range(n) if i not in kept_set)
         compressed = tuple(replace(p, index=kept[p.index]) for p in result.compressed)
         turns = "turn" if drop == 1 else "turns"
         note = (
