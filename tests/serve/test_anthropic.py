@@ -266,3 +266,16 @@ def test_a_cache_breakpoint_is_placed_only_when_the_client_placed_none() -> None
         "system": [{"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}],
     }
     assert place_breakpoint(mine) == mine
+
+
+def test_the_proxy_resolves_family_model_names_but_never_paths() -> None:
+    from budgetctx.serve._config import ServeConfig
+    from budgetctx.serve._models import Resolver
+
+    resolver = Resolver(ServeConfig())
+    assert resolver.model("meta-llama/Llama-3.1-8B-Instruct").tokenizer == "llama3"
+    assert resolver.model("claude-sonnet-4-5").tokenizer == "claude"
+    assert resolver.model("o3-mini").tokenizer == "o200k_base"
+    with pytest.raises(ApiError) as info:
+        resolver.model("/models/tokenizer.json")
+    assert info.value.status == 400
