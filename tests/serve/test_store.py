@@ -22,6 +22,7 @@ def _record() -> dict[str, object]:
         "messages": [{"role": "user", "content": NOTE}],
         "compressed": [{"index": 1, "units": [{"id": 0, "text": NOTE, "spans": [[0, 19]]}]}],
         "query": "potassium?",
+        "documents": [{"id": "n1", "metadata": {"mrn": "MRN-998877"}}],
         "prompt_tokens": 40,
     }
 
@@ -34,11 +35,12 @@ def test_offsets_and_counts_only_unless_opted_in(tmp_path: Path) -> None:
     assert got == {
         "endpoint": "chat.completions",
         "compressed": [{"index": 1, "units": [{"id": 0, "spans": [[0, 19]]}]}],
+        "documents": [{"id": "n1"}],
         "prompt_tokens": 40,
     }
     store.close()
     raw = b"".join(p.read_bytes() for p in tmp_path.iterdir())
-    assert b"Troponin" not in raw and b"potassium?" not in raw
+    assert b"Troponin" not in raw and b"potassium?" not in raw and b"MRN-998877" not in raw
     with_text = SqliteProvenanceStore(tmp_path / "t.sqlite3", keep_text=True)
     assert with_text.get(with_text.put(_record())) == _record()
 

@@ -4,9 +4,9 @@ The in-memory store loses every record on restart and differs per replica. This 
 them in one SQLite file that replicas on one host (or a shared volume) can share:
 
 - **What is kept**: a record with every text removed (document text, message contents,
-  unit texts, queries): what stays are ids, character offsets (spans), token counts, scores,
-  the selector and notes. ``keep_text=True`` keeps the texts too (opt-in: the file then
-  holds document text, PHI in a clinical setting).
+  unit texts, queries, document metadata): what stays are ids, character offsets (spans),
+  token counts, scores, the selector and notes. ``keep_text=True`` keeps the texts too
+  (opt-in: the file then holds document text, PHI in a clinical setting).
 - **The file** is created with mode 0600 (owner read/write only), WAL journal.
 - **Retention**: a record older than ``retention_s`` seconds (default 7 days) is deleted, and
   beyond ``max_records`` the oldest go; both are enforced on every write. ``delete(id)``
@@ -35,8 +35,9 @@ from budgetctx._validation import Boolean, Interval, check
 
 __all__ = ["TEXT_KEYS", "SqliteProvenanceStore", "strip_text"]
 
-#: Keys whose values are text taken from a request: removed unless ``keep_text``.
-TEXT_KEYS = frozenset({"text", "messages", "content", "query", "document", "documents_text"})
+#: Keys whose values are text taken from a request: removed unless ``keep_text``. Document
+#: ``metadata`` is the client's own and may hold identifiers; ``omitted`` names JSON keys.
+TEXT_KEYS = frozenset({"text", "messages", "content", "query", "document", "metadata", "omitted"})
 
 
 def strip_text(value: Any) -> Any:
