@@ -20,10 +20,11 @@ selection), so a long document in the current turn is condensed, not dropped, wh
 ...     {"role": "user", "content": "Hi."},
 ...     {"role": "assistant", "content": None, "tool_calls": [{"id": "c1"}]},
 ...     {"role": "tool", "tool_call_id": "c1", "content": "{}"},
+...     {"role": "assistant", "content": "Done."},
 ...     {"role": "user", "content": "And now?"},
 ... ]
 >>> split_turns(chat)
-[[1, 2, 3], [4]]
+[[1, 2, 3, 4], [5]]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ serving other requests while one document is being condensed.
 
 >>> from budgetctx.serve import ServeConfig, create_app
 >>> app = create_app(ServeConfig(provenance_size=0))
->>> paths = sorted(r.path for r in app.routes if r.path.startswith("/v1/"))
+>>> paths = sorted({r.path for r in app.routes if r.path.startswith("/v1/")})
 >>> paths  # doctest: +NORMALIZE_WHITESPACE
 ['/v1/chat/completions', '/v1/context', '/v1/contexts', '/v1/messages',
  '/v1/provenance/{id}', '/v1/responses']
