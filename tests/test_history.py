@@ -223,3 +223,24 @@ def test_agent_chat_property(msgs: list[dict[str, Any]], budget: int, keep_turns
         original = msgs[i]["content"]
         if m["role"] == "tool" and isinstance(original, str) and original.startswith("{"):
             assert isinstance(json.loads(m["content"]), dict)  # still JSON, same kind
+
+
+def test_no_more_turns_are_dropped_than_needed() -> None:
+    # With one turn fewer dropped, condensing alone either cannot fit the rest, or has to
+    # shrink the condensable text more than MAX_SHRINK times.
+    from budgetctx._history import MAX_SHRINK
+
+    msgs = agent_transcript(30)
+    fit = fit_messages(msgs, 1200)
+    turns = split_turns(msgs)
+    dropped_turns = [t for t in turns if set(t) <= set(fit.dropped)]
+    assert dropped_turns == turns[: len(dropped_turns)] and dropped_turns  # oldest, whole
+    gone = {i for t in dropped_turns[:-1] for i in t}
+    fewer = [m for i, m in enumerate(msgs) if i not in gone]
+    try:
+        refit = fit_messages(fewer, 1200, history="keep")
+    except InputError:
+        return
+    before = sum(p.tokens_before for p in refit.compressed)
+    after = sum(p.tokens_after for p in refit.compressed)
+    assert before > MAX_SHRINK * after
