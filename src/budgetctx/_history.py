@@ -30,15 +30,21 @@ selection), so a long document in the current turn is condensed, not dropped, wh
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from budgetctx._errors import InputError
 
-if TYPE_CHECKING:
-    from budgetctx._messages import FittedMessages
+__all__ = [
+    "MAX_SHRINK",
+    "HistoryPlan",
+    "dropped_note",
+    "fit_dropping",
+    "plan_history",
+    "split_turns",
+]
 
-__all__ = ["MAX_SHRINK", "HistoryPlan", "fit_dropping", "plan_history", "split_turns"]
+R = TypeVar("R")
 
 #: Older turns are dropped until the condensable text left needs to shrink at most this many
 #: times to fit: condensing a history 4x keeps about one sentence in four, below which a
@@ -128,44 +134,33 @@ def plan_history(
 def fit_dropping(
     messages: Sequence[Mapping[str, Any]],
     plan: HistoryPlan,
-    fit: Callable[[list[Mapping[str, Any]], Callable[[int], int]], FittedMessages],
-    *,
-    prompt_tokens_before: int,
-) -> FittedMessages:
+    fit: Callable[[list[Mapping[str, Any]], Callable[[int], int]], R],
+) -> tuple[R, list[int], int]:
     """``fit`` on the messages left after dropping ``plan.drop`` turns, one more turn at a
-    time while what cannot be condensed still does not fit.
+    time while what cannot be condensed still does not fit; also the kept input indices and
+    the number of turns dropped.
 
     ``fit(kept_messages, to_input)`` fits a subset; ``to_input`` maps a subset index to the
-    input index. The result's indices are the input's, and ``dropped`` lists the rest.
+    input index.
     """
     n = len(messages)
     drop = plan.drop
     while True:
         kept = plan.kept(n, drop)
         try:
-            result = fit([messages[i] for i in kept], kept.__getitem__)
+            return fit([messages[i] for i in kept], kept.__getitem__), kept, drop
         except InputError as exc:
             # Only "what cannot be condensed does not fit" (parameter budget) is cured by
             # dropping an older turn; anything else is a bad message and stays an error.
             if exc.parameter != "budget" or drop >= plan.droppable:
                 raise
             drop += 1
-            continue
-        if drop == 0:
-            return result
-        kept_set = set(kept)
-        dropped = tuple(i for i in range(n) if i not in kept_set)
-        compressed = tuple(replace(p, index=kept[p.index]) for p in result.compressed)
-        turns = "turn" if drop == 1 else "turns"
-        note = (
-            f"history: dropped the {drop} oldest {turns} ({len(dropped)} messages) whole, "
-            "so that the rest fits; kept the system messages and the later turns"
-        )
-        return replace(
-            result,
-            compressed=compressed,
-            dropped=dropped,
-            prompt_tokens_before=prompt_tokens_before,
-            # "the messages fit: sent unchanged" is about the kept ones: not what happened
-            notes=(note, *(n for n in result.notes if not n.startswith("the messages fit"))),
-        )
+
+
+def dropped_note(drop: int, n_messages: int) -> str:
+    """The note that says what the history strategy dropped."""
+    turns = "turn" if drop == 1 else "turns"
+    return (
+        f"history: dropped the {drop} oldest {turns} ({n_messages} messages) whole, so that "
+        "the rest fits; kept the system messages and the later turns"
+    )

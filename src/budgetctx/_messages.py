@@ -26,11 +26,11 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
-from budgetctx import _history
 from budgetctx._errors import InputError, InvalidParameterError, UnknownComponentError
+from budgetctx._history import HistoryPlan, dropped_note, fit_dropping, plan_history
 from budgetctx._json_units import condense_json, json_floor, parse_json_text
 from budgetctx._pins import Pin
 from budgetctx._validation import (
@@ -554,7 +554,7 @@ def _plan_history(
     keep_turns: int,
     keep_system: bool,
     keep_last_user: bool,
-) -> _history.HistoryPlan:
+) -> HistoryPlan:
     """The history plan, from each message's floor (its condensable texts emptied) and the
     verbatim cost of those texts, as ``compress="auto"`` would choose them."""
     last_user = _last_user(parsed)
@@ -571,7 +571,7 @@ def _plan_history(
         else:
             floors.append(m.tokens)
             condensable.append(0)
-    return _history.plan_history(
+    return plan_history(
         messages,
         floors,
         condensable,
@@ -787,7 +787,20 @@ def fit_messages(
                     history="keep",
                 )
 
-            return _history.fit_dropping(messages, plan, fit_kept, prompt_tokens_before=before)
+            result, kept_at, drop = fit_dropping(messages, plan, fit_kept)
+            if drop == 0:
+                return result
+            gone = set(kept_at)
+            dropped = tuple(i for i in range(len(messages)) if i not in gone)
+            # "the messages fit: sent unchanged" is about the kept ones: not what happened
+            later = [n for n in result.notes if not n.startswith("the messages fit")]
+            return replace(
+                result,
+                compressed=tuple(replace(c, index=kept_at[c.index]) for c in result.compressed),
+                dropped=dropped,
+                prompt_tokens_before=before,
+                notes=(dropped_note(drop, len(dropped)), *later),
+            )
     chosen = _choose(
         parsed,
         messages,
