@@ -20,6 +20,7 @@ from budgetctx.unitizers._blocks import BlockUnitizer
 from budgetctx.unitizers._cluster import ClusterUnitizer
 from budgetctx.unitizers._segment import Segment, segment_text
 from budgetctx.unitizers._sentence import SectionUnitizer, SentenceUnitizer
+from budgetctx.unitizers._turns import TurnUnitizer
 from budgetctx.unitizers._window import WindowUnitizer
 
 register_unitizer("sentence", SentenceUnitizer, aliases=("sent",))
@@ -27,6 +28,7 @@ register_unitizer("section", SectionUnitizer, aliases=("sections",))
 register_unitizer("window", WindowUnitizer, aliases=("windows",))
 register_unitizer("cluster", ClusterUnitizer)
 register_unitizer("blocks", BlockUnitizer, aliases=("markdown",))
+register_unitizer("turn", TurnUnitizer, aliases=("turns", "dialogue"))
 
 __all__ = [
     "BlockUnitizer",
@@ -35,6 +37,7 @@ __all__ = [
     "Segment",
     "Segmentation",
     "SentenceUnitizer",
+    "TurnUnitizer",
     "Unit",
     "Unitizer",
     "WindowUnitizer",
