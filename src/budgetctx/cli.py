@@ -228,6 +228,12 @@ def fit_messages_cmd(
             parameter="file",
             value=file,
         ) from exc
+    except RecursionError:
+        raise InputError(
+            f"{file} is JSON nested too deep to read; send a flatter request.",
+            parameter="file",
+            value=file,
+        ) from None
     body = request if isinstance(request, dict) else None
     messages: Any = body.get("messages") if body is not None else request
     if model is None and tokenizer is None and body is not None:
