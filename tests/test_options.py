@@ -133,28 +133,6 @@ def test_fit_messages_prepares_the_condensed_texts_once(monkeypatch: Any) -> Non
     assert calls == [1]
 
 
-def test_the_service_fits_with_one_call_condensing_the_last_user_when_needed(
-    monkeypatch: Any,
-) -> None:
-    pytest.importorskip("fastapi")
-    from budgetctx.serve import _jobs
-
-    calls: list[int] = []
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return fit_messages(*args, **kwargs)
-
-    monkeypatch.setattr(_jobs, "fit_messages", counting)
-    msgs = [{"role": "user", "content": "Summarise this note. " + NOTE * 8}]
-    before, fit = _jobs.fit_job(msgs, 60, "o200k_base", 0, "mmr")
-    assert calls == [1] and fit is not None
-    assert fit.prompt_tokens <= 60 < before
-    assert [p.index for p in fit.compressed] == [0]
-    calls.clear()
-    assert _jobs.fit_job(msgs, 10_000, "o200k_base", 0, "mmr") == (before, None)
-
-
 def test_every_component_reports_its_fields_as_params() -> None:
     for name in budgetctx.list_selectors():
         sel = budgetctx.get_selector(name)
