@@ -13,6 +13,7 @@ sentence boundaries inside each block of running text. blingfire keeps most abbr
 from __future__ import annotations
 
 import ctypes
+import itertools
 import re
 import threading
 import unicodedata
@@ -390,6 +391,8 @@ _SCRIPT_END = re.compile(
     rf"(?![0-9\uff10-\uff19])|[!?](?=[{_CJK}]))(?![{_CLOSERS}]+[\u3068\u3063])[{_CLOSERS}]*"
 )
 _LEADING_CLOSERS = re.compile(rf"[{_CLOSERS}]+")
+# Every character without which _SCRIPT_END cannot match (its [!?] needs CJK after it).
+_SCRIPT_CHARS = re.compile(rf"[\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965\uff0e{_CJK}]")
 
 
 # blingfire needs about 18 bytes of buffers per byte of input: a block of running text longer
@@ -492,7 +495,10 @@ def _split_block(
         spans.append((a, b))
     if not spans:
         spans = [(0, len(chunk))]
-    spans = _split_script_ends(chunk, spans)
+    if _SCRIPT_CHARS.search(chunk) or any(p[1] == q[0] for p, q in itertools.pairwise(spans)):
+        # Only a block with such a sentence end, or with sentences that touch (a closing
+        # quote blingfire split off), has anything to split or give back.
+        spans = _split_script_ends(chunk, spans)
     spans = [_trim(chunk, a, b) for a, b in _repair_spans(chunk, spans)]
     # A vocabulary header run into the end of the block's last line, after a sentence:
     # "... last updated in 2017. Objectives\nTo assess ..." (a lost line break).
