@@ -59,3 +59,28 @@ def test_several_documents_count_each_document() -> None:
     assert list(doc.documents_tokens) == tok.count_batch(texts)
     own = [g.text + "\n" for s in doc.document_segmentations for g in s.segments]
     assert doc.segment_costs.tolist()[: len(own)] == tok.count_batch(own)
+
+
+def test_blas_threads_are_held_during_facility_and_restored() -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from budgetctx._prepare import blas_threads
+
+    before = [i["num_threads"] for i in threadpoolctl.threadpool_info()]
+    with blas_threads("facility"):
+        inside = [
+            i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"
+        ]
+        assert all(n == 1 for n in inside)
+    assert [i["num_threads"] for i in threadpoolctl.threadpool_info()] == before
+
+
+def test_blas_threads_leave_other_selectors_and_zero_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from budgetctx._prepare import BLAS_THREADS_ENV, blas_threads
+
+    before = [i["num_threads"] for i in threadpoolctl.threadpool_info()]
+    with blas_threads("mmr"):
+        assert [i["num_threads"] for i in threadpoolctl.threadpool_info()] == before
+    monkeypatch.setenv(BLAS_THREADS_ENV, "0")
+    with blas_threads("rcd"):
+        assert [i["num_threads"] for i in threadpoolctl.threadpool_info()] == before

@@ -3,12 +3,46 @@ encoding of each document, where the tokenizer can map an encoding back to offse
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 from budgetctx.tokenizers import Tokenizer
 from budgetctx.unitizers import Segmentation
 
-__all__ = ["count_segmentations"]
+__all__ = ["BLAS_THREADS_ENV", "blas_threads", "count_segmentations"]
+
+#: Selectors whose selection multiplies matrices through BLAS (weighted coverage sums).
+_BLAS_SELECTORS = frozenset({"facility", "rcd"})
+#: Environment variable: BLAS threads a facility/RCD selection may use (default 1).
+BLAS_THREADS_ENV = "BUDGETCTX_BLAS_THREADS"
+_CONTROLLER: list[Any] = []
+
+
+@contextmanager
+def blas_threads(selector: str) -> Iterator[None]:
+    """Hold BLAS to ``$BUDGETCTX_BLAS_THREADS`` threads (default 1) while ``selector`` runs,
+    when it is one that multiplies matrices (facility, rcd).
+
+    The products are matrix-vector ones on at most a few thousand rows: a second BLAS thread
+    doubled their CPU time for no gain in wall time (issue 27), and in ``batch`` or a service
+    each worker is already one of the cores. The limit is lifted when the selection returns,
+    so the caller's own numpy keeps its threads; an empty or invalid value, or ``0``, leaves
+    BLAS alone. Results do not depend on it (each output of a product is summed by one thread).
+    """
+    raw = os.environ.get(BLAS_THREADS_ENV, "1").strip()
+    limit = int(raw) if raw.isdigit() else 0
+    if selector not in _BLAS_SELECTORS or limit <= 0:
+        yield
+        return
+    if not _CONTROLLER:
+        # Imported and built on first use (it inspects the loaded libraries once, ~15 ms).
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    with _CONTROLLER[0].limit(limits=limit, user_api="blas"):
+        yield
 
 
 def count_segmentations(

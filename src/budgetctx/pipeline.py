@@ -25,7 +25,7 @@ from budgetctx._documents import (
 )
 from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx._pins import Pin, pinned_units, unit_sections
-from budgetctx._prepare import count_segmentations
+from budgetctx._prepare import blas_threads, count_segmentations
 from budgetctx._render import Piece, fit_budget, render, selected_units
 from budgetctx._validation import (
     Boolean,
@@ -855,7 +855,8 @@ def _select(
         )
 
     t = time.perf_counter()
-    first, selection, pin_notes = _select_pinned(sel, problem, pinned, on_pin_overflow)
+    with blas_threads(sel.name):
+        first, selection, pin_notes = _select_pinned(sel, problem, pinned, on_pin_overflow)
     timings["select"] = _ms(t)
     t = time.perf_counter()
     out = fit_budget(
