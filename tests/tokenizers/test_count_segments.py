@@ -98,3 +98,14 @@ def test_a_note_takes_two_encodings() -> None:
     counts, _ = tok.count_segments(text, spans, "\n")
     assert len(calls) == 2
     assert counts == [TiktokenTokenizer("o200k_base").count(text[a:b] + "\n") for a, b in spans]
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_token_byte_lengths_read_from_the_rank_file(name: str) -> None:
+    from budgetctx.tokenizers import _tiktoken
+
+    ranks = _tiktoken._encoding(name)._mergeable_ranks
+    lengths = _tiktoken._TOKEN_BYTES[name]
+    assert lengths is not None
+    assert lengths.tolist() == [len(token) for token in ranks]
+    assert list(ranks.values()) == list(range(len(ranks)))
