@@ -301,42 +301,35 @@ def _segment_counts(
     middle = before[n:] - before[:n]
     counts = np.where(split, middle, 0)
 
-    # first words (where the document cannot give them) and last words, in one encoding
-    idx_split = np.flatnonzero(split)
-    heads = [int(i) for i in idx_split if not head_in_doc[i]]
+    # first words (where the document cannot give them) and last words, in one encoding;
+    # plain lists from here: indexing numpy arrays element by element cost more than encoding
+    heads = np.flatnonzero(split & ~head_in_doc).tolist()
+    tails = np.flatnonzero(split).tolist()
     joinable = separator in _JOINABLE
-    pieces: list[str] = []
-    cuts: list[int] = [0]
-    for i in heads:
-        pieces.append(text[int(a[i]) : int(k1[i])])
-        cuts.append(cuts[-1] + len(pieces[-1]))
-        pieces.append(_JOIN_HEADS)
-        cuts.append(cuts[-1] + len(_JOIN_HEADS))
-    if heads:
-        pieces.pop()  # the joiner after the last first word: the first last word follows
-        cuts.pop()
-    tails = [int(i) for i in idx_split] if joinable else []
-    for i in tails:
-        pieces.append(text[int(k2[i]) : int(b[i])] + separator)
-        cuts.append(cuts[-1] + len(pieces[-1]))
-    if pieces:
-        joined = "".join(pieces)
+    a_l, b_l, k1_l, k2_l = a.tolist(), b.tolist(), k1.tolist(), k2.tolist()
+    pieces = [text[a_l[i] : k1_l[i]] for i in heads]
+    words = _JOIN_HEADS.join(pieces)
+    last_words = [text[k2_l[i] : b_l[i]] + separator for i in tails]
+    if words or (joinable and last_words):
+        # piece lengths in order: word, joiner, word, ..., word, then each last word
+        sizes = [len(_JOIN_HEADS)] * (2 * len(pieces) - 1) if pieces else []
+        sizes[::2] = map(len, pieces)
+        if joinable:
+            sizes += map(len, last_words)
+            joined = words + "".join(last_words)
+        else:
+            joined = words
         jcodes = _codes(joined)
-        before_j = _tokens_before(
-            tok.encode(joined),
-            lengths,
-            np.asarray(cuts, dtype=np.int64),
-            _byte_offsets(joined, jcodes),
-        )
-        sizes = np.diff(before_j)
-        head_sizes = sizes[: 2 * len(heads) : 2] if heads else sizes[:0]
-        counts[heads] += head_sizes
-        if tails:
-            counts[tails] += sizes[len(sizes) - len(tails) :]
+        cuts = np.concatenate(([0], np.cumsum(np.asarray(sizes, dtype=np.int64))))
+        before_j = _tokens_before(tok.encode(joined), lengths, cuts, _byte_offsets(joined, jcodes))
+        per_piece = np.diff(before_j)
+        if heads:
+            counts[heads] += per_piece[: 2 * len(heads) : 2]
+        if joinable and tails:
+            counts[tails] += per_piece[len(per_piece) - len(tails) :]
     out: list[int] = counts.tolist()
     if not joinable:
-        last = tok.count_batch([text[int(k2[i]) : int(b[i])] + separator for i in idx_split])
-        for i, c in zip(idx_split.tolist(), last, strict=True):
+        for i, c in zip(tails, tok.count_batch(last_words), strict=True):
             out[i] += c
     alone = np.flatnonzero(~split).tolist()
     if alone:

@@ -304,9 +304,14 @@ def _lines(text: str) -> list[_Line | None]:
     return out
 
 
-def _joins(prev: str, nxt: str) -> bool:
-    """Whether line ``nxt`` continues the text of ``prev`` (a wrapped line) or starts afresh."""
-    if _LIST_MARKER.match(nxt) or is_header_text(nxt) or _inline_heading(nxt):
+def _joins(prev: str, nxt: str, *, starts_afresh: bool | None = None) -> bool:
+    """Whether line ``nxt`` continues the text of ``prev`` (a wrapped line) or starts afresh.
+
+    ``starts_afresh``: whether ``nxt`` opens a list item, is a header or leads with an inline
+    heading, when the caller has already asked (segment_text asks once per line)."""
+    if starts_afresh is None:
+        starts_afresh = bool(_LIST_MARKER.match(nxt) or is_header_text(nxt) or _inline_heading(nxt))
+    if starts_afresh:
         return False
     first = nxt[0]
     if first.islower():
@@ -346,7 +351,7 @@ def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
         if line is None:
             flush()
             continue
-        heading = is_header_text(line.text)
+        heading = found = is_header_text(line.text)
         if heading is not None and (
             (line.text.endswith(":") and is_speaker(heading))
             # a header longer than max_words is cut like any other text
@@ -358,10 +363,18 @@ def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
             segments.append(Segment(line.start, line.end, line.text, "header", heading))
             continue
         marker = _LIST_MARKER.match(line.text)
-        inline = _inline_heading(line.text)
+        inline = found_inline = _inline_heading(line.text)
         if inline is not None and is_speaker(inline[0]):
             inline = None
-        if block and not marker and not inline and _joins(block[-1].text, line.text):
+        # the header, marker and inline-heading tests of this line, asked once, not again
+        # inside _joins (they were a tenth of segmentation)
+        afresh = bool(marker or found or found_inline)
+        if (
+            block
+            and not marker
+            and not inline
+            and _joins(block[-1].text, line.text, starts_afresh=afresh)
+        ):
             block.append(line)
             continue
         flush()
