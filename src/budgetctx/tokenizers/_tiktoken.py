@@ -236,6 +236,9 @@ _JOIN_HEADS = " \n"
 # What str.isspace() calls whitespace (a superset of the regexes' \s): never taken for non-space.
 _SPACES = (9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 133, 160, 5760, *range(8192, 8203), 8232)
 _SPACE_CODES = np.array([*_SPACES, 8233, 8239, 8287, 12288], dtype=np.uint32)
+# indexed by code point, the last entry standing for every code point above the table
+_SPACE_TABLE = np.zeros(int(_SPACE_CODES.max()) + 2, dtype=bool)
+_SPACE_TABLE[_SPACE_CODES] = True
 
 
 def _codes(text: str) -> NDArray[np.uint32]:
@@ -250,6 +253,12 @@ def _byte_offsets(text: str, codes: NDArray[np.uint32]) -> NDArray[np.int64] | N
         return None
     size = 1 + (codes >= 0x80).astype(np.int64) + (codes >= 0x800) + (codes >= 0x10000)
     return np.concatenate(([0], np.cumsum(size)))
+
+
+def _space_mask(codes: NDArray[np.uint32]) -> NDArray[np.bool_]:
+    """Which characters str.isspace() calls whitespace: one table lookup per character."""
+    table = _SPACE_TABLE
+    return table[np.minimum(codes, len(table) - 1)]
 
 
 def _tokens_before(
@@ -278,7 +287,7 @@ def _segment_counts(
     if len(text) < 3:
         return tok.count_batch([text[x:y] + separator for x, y in spans])
     codes = _codes(text)
-    space = np.isin(codes, _SPACE_CODES)
+    space = _space_mask(codes)
     # single spaces between two non-space characters: piece boundaries in any text
     lone = np.flatnonzero((codes[1:-1] == 0x20) & ~space[:-2] & ~space[2:]) + 1
     bounds = np.asarray(spans, dtype=np.int64).reshape(n, 2)
