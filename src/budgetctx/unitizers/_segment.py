@@ -508,7 +508,8 @@ def _split_block(
         spans.append((a, b))
     if not spans:
         spans = [(0, len(chunk))]
-    if _SCRIPT_CHARS.search(chunk) or any(p[1] == q[0] for p, q in itertools.pairwise(spans)):
+    scripts = not chunk.isascii() and _SCRIPT_CHARS.search(chunk)  # isascii: one fast pass
+    if scripts or any(p[1] == q[0] for p, q in itertools.pairwise(spans)):
         # Only a block with such a sentence end, or with sentences that touch (a closing
         # quote blingfire split off), has anything to split or give back.
         spans = _split_script_ends(chunk, spans)
