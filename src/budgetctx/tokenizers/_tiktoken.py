@@ -218,7 +218,7 @@ class TiktokenTokenizer:
         """
         ids = self.encode(text)
         lengths = _TOKEN_BYTES.get(self._name)
-        if lengths is None:
+        if lengths is None or self._name not in _SPACE_BOUNDARY_PATTERNS:
             return self.count_batch([text[a:b] + separator for a, b in spans]), len(ids)
         return _segment_counts(self, text, ids, lengths, spans, separator), len(ids)
 
@@ -264,6 +264,8 @@ class TiktokenTokenizer:
 # Segments with no such space, or with a blank first or last character, are counted on their own.
 # tests/tokenizers check all of this against plain counts, on random and real text.
 
+# The encodings whose patterns were checked for the property above; a new pattern must be too.
+_SPACE_BOUNDARY_PATTERNS = frozenset({"o200k_base", "cl100k_base"})
 _JOINABLE = ("\n", " ", "\n\n", "")
 _JOIN_HEADS = " \n"
 # What str.isspace() calls whitespace (a superset of the regexes' \s): never taken for non-space.
