@@ -96,7 +96,10 @@ def corpora(split: str, data_dir: str) -> dict[str, list[str]]:
 
 def run(args: argparse.Namespace) -> None:
     docs = corpora(args.split, args.data_dir)
-    rep = TfidfRepresentation(semantic=not args.lexical_only)
+    try:
+        rep = TfidfRepresentation(semantic=not args.lexical_only)  # type: ignore[call-arg]
+    except TypeError:  # a checkout from before issue 22: lexical only
+        rep = TfidfRepresentation()
     needles = NEEDLES[: args.needles]
     # hits[(corpus, kind, selector, budget)] -> count; trials[(corpus, kind)] -> count
     hits: dict[tuple[str, str, str, int], int] = defaultdict(int)
@@ -134,7 +137,7 @@ def run(args: argparse.Namespace) -> None:
                 cells = ""
                 for b in args.budgets:
                     h = sum(hits[(c, kind, sel, b)] for c in names)
-                    cells += f"{h:>6d}/{n:<3d}{100 * h / n:>3.0f}%"[:12].rjust(12)
+                    cells += f"{h}/{n} {100 * h / n:.0f}%".rjust(12)
                 print(f"  {sel:<10s} {cells}")
 
 
