@@ -468,6 +468,29 @@ def _prepare(
     )
 
 
+#: The share of the budget a profile may pin (issue 22): the rest stays for the query and the
+#: selector, so that a long record with many medication lists still answers the question.
+PROFILE_SHARE = 0.9
+
+
+def _profile_share(
+    pins: Sequence[int], problem: SelectionProblem, capacity: int
+) -> tuple[list[int], list[int]]:
+    """The profile's pins, in its order, while they cost at most ``PROFILE_SHARE`` of
+    ``capacity``; and those left to the selector."""
+    kept: list[int] = []
+    left: list[int] = []
+    spent = 0
+    for u in pins:
+        cost = int(problem.unit_costs[u])
+        if spent + cost <= PROFILE_SHARE * capacity:
+            kept.append(u)
+            spent += cost
+        else:
+            left.append(u)
+    return kept, left
+
+
 def _apply_profile(
     profile: str | ClinicalProfile,
     features: UnitFeatures,
@@ -846,8 +869,9 @@ def _select(
         if pin is not None
         else []
     )
-    if doc.profile_pins:
-        pinned = sorted({*pinned, *doc.profile_pins})
+    profile_pins, profile_left = _profile_share(doc.profile_pins, problem, capacity)
+    if profile_pins:
+        pinned = sorted({*pinned, *profile_pins})
     common: dict[str, Any] = {
         "budget": budget,
         "reserve": reserve,
@@ -914,10 +938,16 @@ def _select(
 
     t = time.perf_counter()
     first, selection, pin_notes = _select_pinned(
-        sel, problem, pinned, on_pin_overflow, priority=doc.profile_pins
+        sel, problem, pinned, on_pin_overflow, priority=profile_pins
     )
     if doc.profile_note is not None:
         pin_notes.insert(0, doc.profile_note)
+        if profile_left:
+            pin_notes.insert(
+                1,
+                f"the profile's pins past {PROFILE_SHARE:.0%} of the budget were left to the "
+                f"selector (units {sorted(profile_left)})",
+            )
     timings["select"] = _ms(t)
     t = time.perf_counter()
     out = fit_budget(

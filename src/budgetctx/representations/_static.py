@@ -188,7 +188,8 @@ def semantic_relevance(texts: list[str], query: str) -> NDArray[np.float64] | No
 
     The similarity ``s_i`` of each unit to the query is standardised over the document
     (``z_i = (s_i - mean) / std``); units less than :data:`SEMANTIC_THRESHOLD` deviations
-    above the mean get 0, the best unit 1. Standardising keeps the score peaked: a document
+    above the mean (half the best unit's, when that is lower) get 0, the best unit the best
+    similarity. Standardising keeps the score peaked: a document
     about one subject has every unit somewhat near any query on that subject, and only what
     stands out should compete with a lexical match.
     """
@@ -205,9 +206,13 @@ def semantic_relevance(texts: list[str], query: str) -> NDArray[np.float64] | No
     if n < 3 or sd <= 1e-9:
         flat: NDArray[np.float64] = np.clip(s, 0.0, None)
         return flat
-    z = (s - float(s.mean())) / sd - SEMANTIC_THRESHOLD
+    z = (s - float(s.mean())) / sd
     top = float(z.max())
     if top <= 0:
         return np.zeros(n)
-    out: NDArray[np.float64] = np.clip(z / top, 0.0, None) * float(np.clip(s.max(), 0.0, 1.0))
+    # a short document cannot reach the threshold (z <= sqrt(n - 1)): then half the best z
+    cut = min(SEMANTIC_THRESHOLD, top / 2)
+    out: NDArray[np.float64] = np.clip((z - cut) / (top - cut), 0.0, None) * float(
+        np.clip(s.max(), 0.0, 1.0)
+    )
     return out
