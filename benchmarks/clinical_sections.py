@@ -78,9 +78,14 @@ Follow up: Orthopedic clinic in 2 weeks for wound review; anticoagulation clinic
 
 
 def _section_units(doc: object, name: str) -> list[int]:
+    """The units of section ``name`` as the profile recognises them (headings, and units that
+    open with a header the unitizer did not take for one)."""
     sections = doc.unit_sections  # type: ignore[attr-defined]
+    texts = [u.text for u in doc.local_units]  # type: ignore[attr-defined]
     return [
-        u for u, labs in enumerate(sections) if any(CLINICAL.canonical(s) == name for s in labs)
+        u
+        for u, (labs, text) in enumerate(zip(sections, texts, strict=True))
+        if any(CLINICAL.canonical(s) == name for s in labs | {CLINICAL._opening(text) or ""})
     ]
 
 

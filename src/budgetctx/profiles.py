@@ -135,6 +135,9 @@ _ID_TOKEN = re.compile(
 )
 
 
+_OPENING = re.compile(r"\s*([A-Za-z][A-Za-z /&\-]{2,48}?)\s*:")
+
+
 def _identifies_only(text: str) -> bool:
     words = text.split()
     return 0 < len(words) <= 16 and all(_ID_TOKEN.fullmatch(w) for w in words)
@@ -171,6 +174,15 @@ class ClinicalProfile:
                     return self._lookup.get("DISCHARGE MEDICATIONS")
         return hit
 
+    def _opening(self, text: str) -> str | None:
+        """The header a unit opens with (``"Medications on discharge:"``), if it names a
+        pinned section."""
+        m = _OPENING.match(text)
+        if m is None:
+            return None
+        name = _norm(m.group(1))
+        return name if self.canonical(name) is not None else None
+
     def params(self) -> dict[str, Any]:
         return {"name": self.name, "pinned": [c for c, _ in self.pinned]}
 
@@ -186,6 +198,11 @@ class ClinicalProfile:
         found: dict[str, None] = {}
         for u, labs in enumerate(sections):
             ranks = []
+            opening = self._opening(texts[u])
+            if opening is not None and opening not in labs:
+                # "Allergies and adverse reactions: codeine" that the unitizer did not take
+                # for a heading: the unit itself names the section
+                labs = labs | {opening}
             for s in labs:
                 c = self.canonical(s)
                 if c is None or (s == "MEDICATIONS" and has_admission_list):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,32 +46,18 @@ class ArtifactError(RuntimeError):
     """The static embeddings could not be read (missing or altered file)."""
 
 
-def _is_punct(ch: str) -> bool:
-    cp = ord(ch)
-    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
-        return True
-    return unicodedata.category(ch).startswith("P")
+# a run of letters and digits, or one punctuation mark or symbol (BERT splits on each)
+_TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_")
 
 
 def _words(text: str) -> list[str]:
     """BERT's basic uncased split: lowercase, accents stripped, punctuation on its own."""
-    text = unicodedata.normalize("NFD", text.lower())
-    out: list[str] = []
-    for chunk in text.split():
-        word: list[str] = []
-        for ch in chunk:
-            if unicodedata.category(ch) == "Mn":
-                continue
-            if _is_punct(ch):
-                if word:
-                    out.append("".join(word))
-                    word = []
-                out.append(ch)
-            else:
-                word.append(ch)
-        if word:
-            out.append("".join(word))
-    return out
+    text = text.lower()
+    if not text.isascii():
+        text = "".join(
+            c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn"
+        )
+    return _TOKEN.findall(text)
 
 
 @dataclass(frozen=True, eq=False)
