@@ -98,7 +98,7 @@ def test_profile_is_overridable_and_unknown_names_fail_clearly() -> None:
 
 def test_admission_medications_are_not_discharge_medications() -> None:
     text = "MEDICATIONS: Aspirin 81 mg daily.\nALLERGIES: None known.\nPLAN: Home."
-    pins, names, _ = CLINICAL.plan(
+    _, names, _ = CLINICAL.plan(
         prepare(text).unit_sections, [u.text for u in prepare(text).local_units]
     )
     assert names == ["ALLERGIES", "DISCHARGE MEDICATIONS"]  # no admission list: MEDICATIONS counts

@@ -7,6 +7,7 @@ import importlib.resources
 import json
 import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,7 +36,7 @@ def _artifact_path() -> str:
 
 
 def test_artifact_is_small_and_matches_its_checksum() -> None:
-    size = os.path.getsize(_artifact_path())
+    size = Path(_artifact_path()).stat().st_size
     assert size < 1_000_000  # no tracked file over 1 MB
     with np.load(_artifact_path()) as z:
         arrays = {k: z[k] for k in ("vocab", "vectors", "scales")}

@@ -165,8 +165,8 @@ def static_available() -> bool:
 #: count (in standard deviations of the units' similarities to the query), and the weight of
 #: the semantic part against the lexical TF-IDF cosine. Chosen on the needle benchmark's
 #: validation documents and PubMedQA validation (docs/results.md, issue 22).
-SEMANTIC_THRESHOLD = 2.0
-SEMANTIC_WEIGHT = 0.5
+SEMANTIC_THRESHOLD = 1.5
+SEMANTIC_WEIGHT = 1.0
 
 
 def semantic_relevance(texts: list[str], query: str) -> NDArray[np.float64] | None:
