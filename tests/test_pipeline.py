@@ -146,7 +146,7 @@ def test_query_without_overlap_falls_back_to_centroid_with_warning() -> None:
     # by meaning (the default), a query that shares no word still has a nearest unit
     assert build_context(NOTE, 20, query="zebra xylophone").relevance_source == "query"
     with pytest.warns(BudgetCtxWarning, match="centroid"):
-        ctx = build_context(NOTE, 20, query="qqqq zzzz")  # no known word piece either
+        ctx = build_context(NOTE, 20, query="which of them")  # stop words only, both ways
     assert ctx.relevance_source == "centroid (query matched no unit)"
 
 

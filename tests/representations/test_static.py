@@ -77,18 +77,21 @@ def test_word_pieces_follow_bert_uncased() -> None:
 
 def test_paraphrase_finds_the_needle_that_words_miss() -> None:
     texts = [*HAY[:4], NEEDLE, *HAY[4:]]
-    sem = st.semantic_relevance(texts, "Which relative owns birds?")
+    question = "Which relative owns birds?"
+    sem = st.semantic_relevance(texts, question)
     assert sem is not None and int(np.argmax(sem)) == 4
-    lexical = prepare(" ".join(texts), query="Which relative owns birds?")
-    assert int(np.argmax(lexical.features.relevance)) == 4
+    both = prepare(" ".join(texts), query=question)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", BudgetCtxWarning)  # "relative" is the only shared word
+        warnings.simplefilter("ignore", BudgetCtxWarning)
         words = prepare(
-            " ".join(texts),
-            query="Which relative owns birds?",
-            representation=TfidfRepresentation(semantic=False),
+            " ".join(texts), query=question, representation=TfidfRepresentation(semantic=False)
         )
-    assert int(np.argmax(words.features.relevance)) == 0  # "relative to last year"
+    # by its words the needle is worth nothing ("relative" only matches "relative to")
+    assert words.features.relevance[4] == 0 and int(np.argmax(words.features.relevance)) == 0
+    assert both.features.relevance[4] > 0.2
+    # at a budget of two sentences the needle is in the context only by meaning
+    assert NEEDLE in both.select(40).text
+    assert NEEDLE not in words.select(40).text
 
 
 def test_semantic_false_is_the_lexical_cosine_and_no_query_is_unchanged() -> None:
