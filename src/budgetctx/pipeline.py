@@ -471,19 +471,21 @@ def _prepare(
 #: The share of the budget a profile may pin (issue 22): the rest stays for the query and the
 #: selector, so that a long record with many medication lists still answers the question.
 PROFILE_SHARE = 0.9
+#: ... and with a query, which is what the reader asked about: half of it.
+PROFILE_SHARE_WITH_QUERY = 0.5
 
 
 def _profile_share(
-    pins: Sequence[int], problem: SelectionProblem, capacity: int
+    pins: Sequence[int], problem: SelectionProblem, capacity: int, share: float
 ) -> tuple[list[int], list[int]]:
-    """The profile's pins, in its order, while they cost at most ``PROFILE_SHARE`` of
-    ``capacity``; and those left to the selector."""
+    """The profile's pins, in its order, while they cost at most ``share`` of ``capacity``;
+    and those left to the selector."""
     kept: list[int] = []
     left: list[int] = []
     spent = 0
     for u in pins:
         cost = int(problem.unit_costs[u])
-        if spent + cost <= PROFILE_SHARE * capacity:
+        if spent + cost <= share * capacity:
             kept.append(u)
             spent += cost
         else:
@@ -869,7 +871,8 @@ def _select(
         if pin is not None
         else []
     )
-    profile_pins, profile_left = _profile_share(doc.profile_pins, problem, capacity)
+    share = PROFILE_SHARE if doc.query is None else PROFILE_SHARE_WITH_QUERY
+    profile_pins, profile_left = _profile_share(doc.profile_pins, problem, capacity, share)
     if profile_pins:
         pinned = sorted({*pinned, *profile_pins})
     common: dict[str, Any] = {
@@ -945,7 +948,7 @@ def _select(
         if profile_left:
             pin_notes.insert(
                 1,
-                f"the profile's pins past {PROFILE_SHARE:.0%} of the budget were left to the "
+                f"the profile's pins past {share:.0%} of the budget were left to the "
                 f"selector (units {sorted(profile_left)})",
             )
     timings["select"] = _ms(t)

@@ -13,8 +13,9 @@ and a note that has an ALLERGIES header is a clinical note whatever the caller f
 the price, measured on MTSamples (docs/results.md, issue 22), is some ROUGE-1 against the
 hospital course, which is not what those sections are for.
 
-Pinned units come off the budget first, in the profile's order (allergies before follow-up);
-when they exceed it the ones that fit are kept in that order and ``Context.notes`` says so.
+Pinned units come off the budget first, in the profile's order (allergies before follow-up),
+while they take at most 90% of it (50% with a query: what the reader asked about needs room);
+the rest are left to the selector, and ``Context.notes`` says so.
 
 >>> p = get_profile("clinical")
 >>> p.canonical("Drug Allergies")
