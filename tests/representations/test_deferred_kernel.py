@@ -51,3 +51,17 @@ def test_selectors_that_read_no_similarity_build_no_kernel(
     assert 0 < ctx.tokens_used <= 200
     sparse_ctx = build_context(sample_note(), 200, selector=selector, dense_limit=8)
     assert sparse_ctx.text == ctx.text
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_subset_of_a_deferred_kernel_has_the_same_bits(seed: int) -> None:
+    from budgetctx.representations import subset_features
+
+    features = prepare(sample_note()).features
+    rows = np.sort(
+        np.random.default_rng(seed).choice(features.n, size=features.n // 2, replace=False)
+    )
+    sub = subset_features(features, rows)
+    assert isinstance(sub.kernel, DeferredDenseKernel)
+    assert np.array_equal(sub.kernel.G, features.kernel.G[np.ix_(rows, rows)])
+    assert np.array_equal(sub.kernel.adjacent(), DenseKernel(sub.kernel.G).adjacent())

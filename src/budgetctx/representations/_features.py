@@ -580,7 +580,11 @@ def subset_features(features: UnitFeatures, idx: Sequence[int] | IntArray) -> Un
     rows = np.asarray(idx, dtype=np.int64)
     kernel: Kernel
     old = features.kernel
-    if isinstance(old, DenseKernel):
+    if isinstance(old, DeferredDenseKernel) and "G" not in old.__dict__ and _issparse(old.X):
+        # still deferred: the subset's product sums each entry in the same order (row i's
+        # stored terms), so its G is the same bits as the whole G restricted (a test checks)
+        kernel = DeferredDenseKernel(old.X[rows])
+    elif isinstance(old, DenseKernel):
         kernel = DenseKernel(old.G[np.ix_(rows, rows)])
     elif isinstance(old, SparseKernel):
         kernel = SparseKernel(old.X[rows], top_k=old.top_k)
