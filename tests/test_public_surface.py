@@ -203,6 +203,13 @@ NAMESPACES: dict[str, list[str]] = {
         "prepare",
         "validate_text",
     ],
+    "budgetctx.profiles": [
+        "CLINICAL",
+        "ClinicalProfile",
+        "Profile",
+        "get_profile",
+        "list_profiles",
+    ],
     "budgetctx.ray": [
         "CONTEXT_COLUMNS",
         "build_contexts",

@@ -41,6 +41,7 @@ from budgetctx._validation import (
     Predicate,
     check,
 )
+from budgetctx.profiles import ClinicalProfile
 from budgetctx.representations import DENSE_LIMIT, Representation
 from budgetctx.router import Router
 from budgetctx.selectors import Selector
@@ -168,6 +169,17 @@ class BuildOptions:
     document_separator: str = field(
         default="\n", metadata=_rule(InstanceOf(str, "a str", fix="e.g. document_separator='\\n'."))
     )
+    # issue 22: what a kind of reader must not lose (budgetctx.profiles)
+    profile: str | ClinicalProfile | None = field(
+        default="auto",
+        metadata=_rule(
+            Predicate(
+                lambda v: v is None or isinstance(v, str | ClinicalProfile),
+                "None, 'auto' or a profile name or instance",
+                fix="e.g. profile='clinical', or None for no profile.",
+            )
+        ),
+    )
     #: who is asking, for the error message ("The 'order' parameter of build_context ...")
     owner: InitVar[str] = "BuildOptions"
 
@@ -212,6 +224,7 @@ _PREPARE = (
     "dense_limit",
     "document_header",
     "document_separator",
+    "profile",
 )
 #: Every option's rule, and the budget's, by name.
 RULES: dict[str, Constraint] = {

@@ -31,9 +31,11 @@ from budgetctx._options import (
 )
 from budgetctx._options import RULES as _CONSTRAINTS  # noqa: F401  # the old name
 from budgetctx._pins import Pin, pinned_units, unit_sections
+from budgetctx._prepare import blas_threads, count_segmentations
 from budgetctx._render import Piece, fit_budget, render, selected_units
 from budgetctx._validation import Boolean, check, short_repr
 from budgetctx.context import Context, DocumentStats, DocumentSummary, RouteDecision
+from budgetctx.profiles import ClinicalProfile, get_profile
 from budgetctx.representations import (
     DENSE_LIMIT,
     DenseKernel,
@@ -146,6 +148,9 @@ class PreparedDocument:
     documents_tokens: tuple[int, ...] = ()
     #: per input document: its own segmentation (offsets into its own text)
     document_segmentations: tuple[Segmentation, ...] = ()
+    #: units a profile pins, most critical first, and what it says about them (issue 22)
+    profile_pins: tuple[int, ...] = ()
+    profile_note: str | None = None
 
     @cached_property
     def unit_positions(self) -> NDArray[np.int64] | None:
@@ -272,6 +277,7 @@ def prepare(
     dense_limit: int = DENSE_LIMIT,
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
+    profile: str | ClinicalProfile | None = "auto",
     options: BuildOptions | None = None,
 ) -> PreparedDocument:
     """Unitize ``documents``, count every segment with ``tokenizer`` and compute relevance (to
@@ -290,6 +296,7 @@ def prepare(
         dense_limit=dense_limit,
         document_header=document_header,
         document_separator=document_separator,
+        profile=profile,
     )
     return _prepare(documents, **opts.prepare_options())
 
@@ -322,6 +329,7 @@ def _prepare(
     dense_limit: int,
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
+    profile: str | ClinicalProfile | None = None,
 ) -> PreparedDocument:
     """:func:`prepare` once its options are checked."""
     t_start = time.perf_counter()
@@ -366,21 +374,17 @@ def _prepare(
         document_segmentations = tuple(segs)
     timings["unitize"] = _ms(t)
     t = time.perf_counter()
-    seg_costs = np.asarray(
-        tok.count_batch(
-            [g.text + separator for d in document_segmentations for g in d.segments]
-            + list(header_texts)
-        ),
-        dtype=np.int64,
-    )
+    # One encoding per document gives its count and its segments' counts (see _prepare).
+    own_costs, own_totals = count_segmentations(tok, document_segmentations, separator)
+    seg_costs = np.asarray(own_costs + tok.count_batch(list(header_texts)), dtype=np.int64)
     if docs is None:
-        doc_tokens = tok.count(text)
+        doc_tokens = own_totals[0]
         documents_tokens: tuple[int, ...] = (doc_tokens,)
     else:
         # Each document and each header counted on its own: counting the combined text too
         # would tokenize everything twice. Whether everything fits is settled by an exact
         # count of the combined text, made only when the parts say it might (see _fits).
-        documents_tokens = tuple(tok.count_batch([d.text for d in docs]))
+        documents_tokens = tuple(own_totals)
         doc_tokens = sum(documents_tokens) + sum(tok.count_batch(list(leads)))
     timings["count"] = _ms(t)
     t = time.perf_counter()
@@ -402,6 +406,12 @@ def _prepare(
             relevance_source="centroid",
         )
     timings["represent"] = _ms(t)
+    pins: tuple[int, ...] = ()
+    profile_note: str | None = None
+    if profile is not None and seg.units:
+        features, pins, profile_note = _apply_profile(
+            profile, features, document_segmentations, params
+        )
     timings["prepare"] = _ms(t_start)
     return PreparedDocument(
         text=text,
@@ -421,7 +431,60 @@ def _prepare(
         layout=layout,
         documents_tokens=documents_tokens,
         document_segmentations=document_segmentations,
+        profile_pins=pins,
+        profile_note=profile_note,
     )
+
+
+#: The share of the budget a profile may pin (issue 22): the rest stays for the query and the
+#: selector, so that a long record with many medication lists still answers the question.
+PROFILE_SHARE = 0.9
+#: ... and with a query, which is what the reader asked about: half of it.
+PROFILE_SHARE_WITH_QUERY = 0.5
+
+
+def _profile_share(
+    pins: Sequence[int], problem: SelectionProblem, capacity: int, share: float
+) -> tuple[list[int], list[int]]:
+    """The profile's pins, in its order, while they cost at most ``share`` of ``capacity``;
+    and those left to the selector."""
+    kept: list[int] = []
+    left: list[int] = []
+    spent = 0
+    for u in pins:
+        cost = int(problem.unit_costs[u])
+        if spent + cost <= share * capacity:
+            kept.append(u)
+            spent += cost
+        else:
+            left.append(u)
+    return kept, left
+
+
+def _apply_profile(
+    profile: str | ClinicalProfile,
+    features: UnitFeatures,
+    segmentations: Sequence[Segmentation],
+    params: dict[str, Any],
+) -> tuple[UnitFeatures, tuple[int, ...], str | None]:
+    """Issue 22: the profile's pins, and identifier units' relevance set to 0. ``"auto"``
+    applies the clinical profile only when one of its pinned sections is present."""
+    chosen = get_profile("clinical" if profile == "auto" else profile)
+    sections = [labs for s in segmentations for labs in unit_sections(s)]
+    texts = [u.text for s in segmentations for u in s.units]
+    pins, names, ids = chosen.plan(sections, texts)
+    if profile == "auto" and not pins:
+        return features, (), None
+    params["profile"] = chosen.params()
+    if ids:
+        r = features.relevance.copy()
+        r[ids] = 0.0
+        features = UnitFeatures(r, features.kernel, features.relevance_source, features.X)
+    what = ", ".join(names) if names else "nothing (no such section)"
+    note = f"{chosen.name} profile: pinned {what}" + (
+        f"; {len(ids)} identifier units (names, dates) carry no relevance" if ids else ""
+    )
+    return features, tuple(pins), note
 
 
 def build_context(
@@ -445,6 +508,7 @@ def build_context(
     on_pin_overflow: Literal["rank", "error"] = "rank",
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
+    profile: str | ClinicalProfile | None = "auto",
     options: BuildOptions | None = None,
 ) -> Context:
     """Select the units of ``documents`` that best fit ``budget`` tokens and render them.
@@ -509,6 +573,7 @@ def build_context(
         on_pin_overflow=on_pin_overflow,
         document_header=document_header,
         document_separator=document_separator,
+        profile=profile,
     )
     check_reserve(budget, opts.reserve)
     return _build(documents, budget, opts, _resolve_selector(opts.selector, opts.selector_options))
@@ -612,6 +677,7 @@ def _select_pinned(
     problem: SelectionProblem,
     pinned: Sequence[int],
     on_pin_overflow: str,
+    priority: Sequence[int] = (),
 ) -> tuple[list[int], Selection, list[str]]:
     """Keep the pinned units first (most relevant first while they fit), then let ``sel``
     choose among the other units in the budget they leave.
@@ -622,7 +688,9 @@ def _select_pinned(
         return [], sel.select(problem), []
     tracker = problem.tracker()
     relevance = problem.relevance
-    ranked = sorted(pinned, key=lambda u: (-relevance[u], u))
+    # a profile's pins come first, in its order (allergies before follow-up); then the rest
+    rank = {u: k for k, u in enumerate(priority)}
+    ranked = sorted(pinned, key=lambda u: (rank.get(u, len(rank)), -relevance[u], u))
     kept: list[int] = []
     left_out: list[int] = []
     for u in ranked:
@@ -645,8 +713,9 @@ def _select_pinned(
             )
         notes.append(
             f"pinned units need about {need} tokens, more than the {problem.capacity} "
-            f"available: kept {len(kept)} of {len(pinned)} pinned units, most relevant first "
-            f"(left out: {sorted(left_out)})"
+            f"available: kept {len(kept)} of {len(pinned)} pinned units, "
+            + ("in the profile's order " if priority else "most relevant first ")
+            + f"(left out: {sorted(left_out)})"
         )
     pinned_set = set(pinned)
     rest = [
@@ -761,6 +830,10 @@ def _select(
         if pin is not None
         else []
     )
+    share = PROFILE_SHARE if doc.query is None else PROFILE_SHARE_WITH_QUERY
+    profile_pins, profile_left = _profile_share(doc.profile_pins, problem, capacity, share)
+    if profile_pins:
+        pinned = sorted({*pinned, *profile_pins})
     common: dict[str, Any] = {
         "budget": budget,
         "reserve": reserve,
@@ -826,7 +899,18 @@ def _select(
         )
 
     t = time.perf_counter()
-    first, selection, pin_notes = _select_pinned(sel, problem, pinned, on_pin_overflow)
+    with blas_threads(sel.name):
+        first, selection, pin_notes = _select_pinned(
+            sel, problem, pinned, on_pin_overflow, priority=profile_pins
+        )
+    if doc.profile_note is not None:
+        pin_notes.insert(0, doc.profile_note)
+        if profile_left:
+            pin_notes.insert(
+                1,
+                f"the profile's pins past {share:.0%} of the budget were left to the "
+                f"selector (units {sorted(profile_left)})",
+            )
     timings["select"] = _ms(t)
     t = time.perf_counter()
     out = fit_budget(
