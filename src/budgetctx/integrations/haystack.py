@@ -51,7 +51,7 @@ def _silence_telemetry() -> None:
     ``send_telemetry`` reads this module-level object at every call, so None silences it."""
     module = sys.modules.get("haystack.telemetry._telemetry")
     if module is not None and hasattr(module, "telemetry"):
-        module.telemetry = None
+        vars(module)["telemetry"] = None
 
 
 if _telemetry_off:
