@@ -7,6 +7,7 @@ offline against the package mirror, and its cache makes the install a matter of 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -68,3 +69,21 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo(tmp_path: Path) -> N
     # Only runtime dependencies came along: no test extra in the fresh environment.
     listed = _run(uv, "pip", "list", "--python", str(python)).stdout
     assert "pytest" not in listed and "budgetctx" in listed
+    # The SBOM step of make dist, on the same environment: every runtime dependency with its
+    # resolved version (schema validation is left to make dist: it costs ~10 s of CPU).
+    cyclonedx = Path(sys.executable).parent / "cyclonedx-py"
+    if not cyclonedx.is_file():
+        pytest.skip("cyclonedx-bom is not installed (the test extra has it)")
+    sbom = tmp_path / "sbom.cdx.json"
+    _run(
+        str(cyclonedx), "environment", "--no-validate", "--of", "JSON", "-o", str(sbom), str(python)
+    )
+    components = {
+        c["name"].lower(): c["version"] for c in json.loads(sbom.read_text())["components"]
+    }
+    import numpy
+    import tiktoken  # noqa: F401
+
+    assert components["budgetctx"] == __version__
+    assert components["numpy"] == numpy.__version__ and "tiktoken" in components
+    assert "pytest" not in components and "mkdocs" not in components
