@@ -97,7 +97,7 @@ class Working:
     >>> with Working("condensing 1 document (12 bytes)", stream=log, after=0):
     ...     pass
     >>> log.getvalue()
-    'budgetctx: condensing 1 document (12 bytes) ...\n'
+    'budgetctx: condensing 1 document (12 bytes) ...\\n'
     """
 
     def __init__(
