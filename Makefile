@@ -66,7 +66,7 @@ unit: $(STAMP_TEST) browser
 # The documentation site (mkdocs.yml, docs/): built with --strict, so a broken link, a missing
 # page or an API reference that no longer matches the code fails the build. Output in site/.
 docs: $(STAMP_TEST)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+	NO_MKDOCS_2_WARNING=1 PYTHONPATH=$(CURDIR)/src $(BIN)/mkdocs build --strict --quiet --site-dir site
 
 test: lint typecheck docs unit
 
