@@ -6,8 +6,10 @@ offline (a cluster, a paid API) says so on the line before it, with the reason:
 ``<!-- docs-test: skip, needs a Ray cluster -->``. A ```` ```text ```` block right after a
 Python block is the output it prints, compared exactly.
 
-Shell examples are not run (they read data sets, start servers), but every ``budgetctx``
-command line in them must name a real command and only options that command has.
+Shell examples mostly read data sets or start servers, so every ``budgetctx`` command line in
+them must name a real command and only options that command has; a shell block marked
+``<!-- docs-test: run -->`` is also run, each ``budgetctx`` line through the CLI, in a folder
+that holds ``note.txt`` (the bundled sample note), and must exit 0.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ PAGES = sorted(
     [ROOT / "README.md", *(p for p in (ROOT / "docs").rglob("*.md") if "_ext" not in p.parts)]
 )
 SKIP = re.compile(r"<!-- docs-test: skip, (?P<reason>[^>]+?) -->\n$")
+RUN = "<!-- docs-test: run -->\n"
 FENCE = re.compile(r"^```(?P<lang>[a-z]*)\n(?P<body>.*?)^```$", re.DOTALL | re.MULTILINE)
 
 
@@ -44,6 +47,11 @@ def _blocks(page: Path) -> list[tuple[str, str, str | None, str | None]]:
     for i, m in enumerate(found):
         before = text[: m.start()]
         skip = SKIP.search(before[-200:])
+        if m["lang"] == "sh" and before.endswith(RUN):
+            skip = None
+            output = "run"
+            out.append((m["lang"], m["body"], skip, output))
+            continue
         output = None
         if m["lang"] == "python" and i + 1 < len(found):
             nxt = found[i + 1]
@@ -69,7 +77,10 @@ def test_the_docs_have_examples_and_skips_say_why() -> None:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         # A skip marker must sit right on a python block and give its reason.
-        for marker in re.finditer(r"<!-- docs-test:[^\n]*", text):
+        for marker in re.finditer(r"(?m)^<!-- docs-test:[^\n]*", text):
+            if marker[0] + "\n" == RUN:
+                assert text[marker.end() :].startswith("\n```sh"), f"{_name(page)}: {marker[0]}"
+                continue
             assert SKIP.match(marker[0] + "\n"), f"{_name(page)}: malformed {marker[0]!r}"
             assert text[marker.end() :].startswith("\n```python"), f"{_name(page)}: {marker[0]}"
 
@@ -130,3 +141,33 @@ def test_the_command_line_check_catches_what_the_issue_found() -> None:
     with pytest.raises(AssertionError, match="has no --datadir"):
         _check_command_line("budgetctx cost --budget 512 --datadir DATA")
     _check_command_line("budgetctx select - --budget 256 --json < note.txt  # a comment")
+
+
+RUN_PAGES = [p for p in PAGES if any(out == "run" for lang, _, _, out in _blocks(p))]
+
+
+@pytest.mark.parametrize("page", RUN_PAGES, ids=_name)
+def test_marked_shell_examples_run(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from budgetctx.data import sample_note
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "note.txt").write_text(sample_note(), encoding="utf-8")
+    runner = CliRunner()
+    for _, body, _, out in _blocks(page):
+        if out != "run":
+            continue
+        joined = re.sub(r"\\\n\s*", " ", body)
+        for line in (ln.strip() for ln in joined.splitlines()):
+            if not line.startswith("budgetctx "):
+                continue
+            words = shlex.split(line, comments=True)[1:]
+            stdin = None
+            if "<" in words:
+                at = words.index("<")
+                stdin, words = (tmp_path / words[at + 1]).read_text(encoding="utf-8"), words[:at]
+            result = runner.invoke(app, words, input=stdin)
+            assert result.exit_code == 0, f"{_name(page)}: {line!r}: {result.output[-500:]}"
