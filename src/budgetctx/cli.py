@@ -32,6 +32,7 @@ from budgetctx._cli_options import (
     Unitizer,
     pins_from_options,
 )
+from budgetctx._cli_sensitivity import sensitivity
 from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
 from budgetctx._format import (
     PROVENANCE_COLUMNS,
@@ -730,6 +731,7 @@ def _budgets(text: str) -> tuple[int, ...]:
 
 
 app.command("batch")(batch)
+app.command("sensitivity")(sensitivity)
 
 
 @app.command()

@@ -21,6 +21,7 @@ from budgetctx.eval._labels import FULL, ORACLE
 from budgetctx.eval._llm_runner import GenerationConfig
 from budgetctx.eval._oracle import OracleSelector
 from budgetctx.eval._route_eval import RouteEvalReport, calibrate, route_eval
+from budgetctx.eval._sensitivity import SensitivityConfig, run_sensitivity, simplex_grid
 from budgetctx.eval._store import SweepFailure, SweepRow, SweepStore
 from budgetctx.eval._sweep import SweepSummary, run_sweep
 from budgetctx.eval.datasets import (
@@ -83,6 +84,7 @@ __all__ = [
     "RouteEvalReport",
     "RouteEvalRow",
     "SelectionInput",
+    "SensitivityConfig",
     "SweepConfig",
     "SweepFailure",
     "SweepRow",
@@ -110,7 +112,9 @@ __all__ = [
     "parse_selector_spec",
     "resolve_data_dir",
     "route_eval",
+    "run_sensitivity",
     "run_sweep",
+    "simplex_grid",
     "summarize",
     "token_f1",
     "write_report",

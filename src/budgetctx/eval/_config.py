@@ -86,6 +86,9 @@ class SweepConfig:
     unitizers: tuple[str, ...] = ("sentence",)
     split: str | None = None
     limit: int | None = None
+    #: a seeded random sample of this many examples per dataset (after ``split``), kept in
+    #: the dataset's order; ``limit`` keeps the first ones instead
+    sample: int | None = None
     data_dir: str | None = None
     tokenizer: str = "o200k_base"
     representation: str = "tfidf"
@@ -118,6 +121,7 @@ class SweepConfig:
         ),
         "split": NoneOr(_SPLITS, fix="None runs both splits (--split omitted)."),
         "limit": NoneOr(_POSITIVE, fix="None runs every example."),
+        "sample": NoneOr(_POSITIVE, fix="None runs every example."),
         "data_dir": NoneOr(_STR),
         "tokenizer": _STR,
         "representation": _STR,
@@ -144,6 +148,12 @@ class SweepConfig:
             get_unitizer(unitizer)
         get_representation(self.representation)
         get_tokenizer(self.tokenizer)
+        if self.limit is not None and self.sample is not None:
+            raise InvalidParameterError(
+                "Pass limit (the first examples) or sample (a random sample), not both.",
+                parameter="sample",
+                value=self.sample,
+            )
         if self.generation is not None and self.oracle:
             raise InvalidParameterError(
                 "The extractive oracle reads the reference, so an LLM sweep does not send it "

@@ -6,6 +6,7 @@ pending (selector, budget) pair is selected from it.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from budgetctx.eval._config import SelectionInput, SweepConfig
@@ -45,6 +46,12 @@ def plan_tasks(config: SweepConfig, done: set[RowKey]) -> tuple[list[Task], int]
             seed=config.seed,
             **options,
         )
+        if config.sample is not None and config.sample < len(examples):
+            # Seeded by the dataset spec too, so that adding a dataset to a run does not
+            # change which examples another one keeps.
+            rng = random.Random(f"{config.seed}:{dataset}")
+            keep = set(rng.sample(range(len(examples)), config.sample))
+            examples = [ex for i, ex in enumerate(examples) if i in keep]
         gen = config.generation
         for ex in examples:
             full_pending = (

@@ -202,6 +202,32 @@ class SweepStore:
                 value=str(self.run_dir),
             )
 
+    def meta(self, key: str) -> Any:
+        """A value recorded with :meth:`set_meta` (None when absent), e.g. what kind of
+        sweep wrote the store."""
+        if key == "settings":
+            return self.settings()
+        found = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return json.loads(found[0][0]) if found else None
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Record a JSON value beside the rows (not one of the run settings: those are
+        written once, by :meth:`check_settings`)."""
+        if key == "settings":
+            raise InvalidParameterError(
+                "The run settings are written by check_settings only; pass another key.",
+                parameter="key",
+                value=key,
+            )
+        try:
+            with self._db:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                    (key, json.dumps(value, sort_keys=True)),
+                )
+        except sqlite3.DatabaseError as exc:
+            raise _unreadable(self.path, exc) from exc
+
     # -- rows ---------------------------------------------------------------------------------
 
     def write(self, rows: Iterable[SweepRow]) -> int:

@@ -91,6 +91,17 @@ def _rows(task: Task, config: SweepConfig) -> TaskResult:
     if scorer is None:
         scorer = _WORKER["scorer"] = SweepScorer(config.rouge_stemmer)
     doc, built = contexts(task.selection, task.unitizer, task.todo, config)
+    # Settings that keep the same units give the same text: score it once. A sweep over
+    # selector parameters (e.g. RCD's weight simplex) repeats contexts often, and at budgets
+    # the document fits every setting sends the whole document.
+    memo: dict[str, dict[str, float]] = {}
+
+    def score(text: str) -> dict[str, float]:
+        found = memo.get(text)
+        if found is None:
+            found = memo[text] = scorer(text, task.reference)
+        return dict(found)
+
     oracle: OracleSelector | None = None
     rows = []
     texts: dict[tuple[str, int], str] = {}
@@ -110,7 +121,7 @@ def _rows(task: Task, config: SweepConfig) -> TaskResult:
                     document_tokens=doc.document_tokens,
                     n_units=doc.n_units,
                     kept=tuple(range(doc.n_units)),
-                    metrics=scorer(doc.text, task.reference),
+                    metrics=score(doc.text),
                     timings={"prepare": doc.timings_ms["prepare"]},
                     stats={},
                 )
@@ -140,7 +151,7 @@ def _rows(task: Task, config: SweepConfig) -> TaskResult:
                 document_tokens=ctx.document_tokens,
                 n_units=ctx.n_units,
                 kept=ctx.kept_ids,
-                metrics=scorer(ctx.text, task.reference),
+                metrics=score(ctx.text),
                 timings=timings,
                 stats=stats,
                 reason=ctx.reason,

@@ -169,3 +169,57 @@ def toy_rows() -> list[SweepRow]:
             for selector, v in (("lead", lead), ("mmr", mmr)):
                 out.append(row("beta", example, selector, budget, {"rouge1": v, "rouge2": v / 2}))
     return out
+
+
+def sensitivity_rows(
+    *,
+    datasets: Sequence[str] = ("alpha", "beta"),
+    budgets: Sequence[int] = (256, 1024),
+    n_examples: int = 5,
+    step: float = 0.25,
+    seed: int = 0,
+) -> tuple[list[SweepRow], dict[str, object]]:
+    """Rows and store meta of a weight-sensitivity run: a smooth bowl around a per-dataset
+    optimum, flatter at the larger budget, plus the bundled default weights (0.25, 0.75, 0)
+    as an extra point. Documents are 600 tokens long, so the 1024 budget cuts none."""
+    from budgetctx.eval._sensitivity import label_weights, simplex_grid, weight_label
+
+    rng = np.random.default_rng(seed)
+    grid = [weight_label(w) for w in simplex_grid(step)]
+    default = weight_label((0.25, 0.75, 0.0))
+    labels = list(dict.fromkeys([*grid, default]))
+    out = []
+    for d, dataset in enumerate(datasets):
+        top = np.array([0.5, 0.5, 0.0]) if d == 0 else np.array([0.25, 0.25, 0.5])
+        for i in range(n_examples):
+            base = 0.3 + rng.normal(0.0, 0.02)
+            for budget in budgets:
+                depth = 0.08 if budget < 600 else 0.0
+                for label in labels:
+                    parsed = label_weights(label)
+                    assert parsed is not None
+                    dist = float(np.abs(np.array(parsed[0]) - top).sum()) / 2
+                    r1 = base - depth * dist + rng.normal(0.0, 0.002) * (depth > 0)
+                    out.append(
+                        SweepRow(
+                            dataset=dataset,
+                            example_id=f"{dataset}-{i}",
+                            unitizer="sentence",
+                            selector=label,
+                            budget=budget,
+                            split="validation",
+                            context_tokens=min(budget, 600),
+                            document_tokens=600,
+                            n_units=20,
+                            kept=(0, 1),
+                            metrics={"rouge1": round(float(r1), 6)},
+                        )
+                    )
+    meta = {
+        "kind": "rcd-weights",
+        "base": "rcd",
+        "steps": [step],
+        "grid": grid,
+        "default": default,
+    }
+    return out, meta

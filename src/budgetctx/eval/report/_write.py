@@ -136,6 +136,8 @@ def write_report(
     ``sentence``); ``selectors_for_bounds`` restricts the bounds (the paper: lead, mmr, rcd);
     ``extra`` adds a line to the bounds figure (``{dataset: {budget: score}}``, a router).
     ``metric`` None is ROUGE-1, or accuracy (``correct``) for a classification sweep.
+    A weight-sensitivity run (``budgetctx sensitivity``) gets its own report instead
+    (:func:`~budgetctx.eval.report._sensitivity_write.write_sensitivity`).
 
     An LLM sweep's report adds the full-context comparison (score and cost per call; also
     re-priced as ``price_model``, from the bundled table or ``prices``, when given) and, for
@@ -159,6 +161,24 @@ def write_report(
     run = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else run / "report"
     all_rows, settings = _load(run, split)
+    # A weight-sensitivity run (budgetctx sensitivity) has its own views: a selector table
+    # with 66 RCD settings as rows would say nothing.
+    from budgetctx.eval.report._sensitivity_write import sensitivity_meta, write_sensitivity
+
+    meta = sensitivity_meta(run)
+    if meta is not None:
+        f = write_sensitivity(
+            run,
+            all_rows,
+            meta,
+            out_dir=out,
+            metric=metric,
+            split=split,
+            settings_markdown=_settings_table(settings),
+            confidence=confidence,
+            seed=seed,
+        )
+        return ReportFiles(f.report, f.cells, f.markdown, f.csv, f.figures)
     if metric is None:
         has_rouge = any("rouge1" in r.metrics for r in all_rows)
         has_label = any("correct" in r.metrics for r in all_rows)
