@@ -15,6 +15,7 @@ count of the rendered text settles the rest.
 from __future__ import annotations
 
 import bisect
+import string
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast, overload
@@ -105,19 +106,36 @@ def header_text(template: str | None, doc: Document, index: int) -> str:
 
 
 def check_header_template(template: str | None) -> None:
-    """Fail early, with the fields that exist, on a header template that cannot be filled."""
+    """Fail early on a header template that is not text with ``{id}``, ``{index}`` and
+    ``{number}`` fields only: no format spec (``{id:>300000000}`` would allocate 300 MB), no
+    conversion, no attribute or item access (``{id.__class__}``), since a template may come
+    from a request."""
     if template is None:
         return
+    problem = None
     try:
-        template.format(id="x", index=0, number=1)
-    except (KeyError, IndexError, ValueError) as exc:
+        for _, name, spec, conversion in string.Formatter().parse(template):
+            if name is None:
+                continue
+            if name not in _HEADER_FIELDS:
+                problem = f"the field {{{short_repr(name)[1:-1]}}} is not one of them"
+            elif spec or conversion:
+                problem = f"the field {{{name}}} has a format spec or conversion"
+            if problem is not None:
+                break
+    except ValueError as exc:
+        problem = str(exc)
+    if problem is not None:
         raise InvalidParameterError(
-            f"The 'document_header' parameter of build_context must be a format string using "
-            f"only {{id}}, {{index}} and {{number}}. Got {template!r} instead ({exc!r}); e.g. "
-            "'[{id}]', or None for no header.",
+            f"The 'document_header' parameter of build_context must be text with only the "
+            f"fields {{id}}, {{index}} and {{number}}, as is. Got {short_repr(template)} "
+            f"instead ({problem}); e.g. '[{{id}}]', or None for no header.",
             parameter="document_header",
-            value=template,
-        ) from None
+            value=short_repr(template),
+        )
+
+
+_HEADER_FIELDS = frozenset({"id", "index", "number"})
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -263,6 +264,20 @@ def _tokenizer(owner: str, model: str | None, tokenizer: str | Tokenizer | None)
         return get_tokenizer(name)
 
 
+_NAME = re.compile(r"[a-z][a-z0-9_.-]{0,39}")
+
+
+def _label(value: Any) -> str:
+    """A role, a part type or a field name as the error shows it: quoted when it looks like
+    a name, else only its type and size. Messages are printed and logged, and a value that
+    is not a name may be patient text (F11: name the position and the type, never the value)."""
+    if isinstance(value, str) and _NAME.fullmatch(value):
+        return repr(value)
+    if isinstance(value, str):
+        return f"(a str of {len(value)} characters, not shown)"
+    return f"(a {type(value).__name__}, not shown)"
+
+
 def _input_error(index: int, what: str, fix: str, value: Any = None) -> InputError:
     return InputError(f"messages[{index}] {what}; {fix}", parameter="messages", value=value)
 
@@ -313,8 +328,8 @@ def _parse_one(i: int, msg: Any, tok: Tokenizer, image_tokens: int | None) -> _M
         )
     role = msg.get("role")
     if role not in ROLES:
-        what = "has no 'role'" if role is None else f"has the unknown role {short_repr(role)}"
-        raise _input_error(i, what, f"use one of {', '.join(ROLES)}.", short_repr(role))
+        what = "has no 'role'" if role is None else f"has the unknown role {_label(role)}"
+        raise _input_error(i, what, f"use one of {', '.join(ROLES)}.", _label(role))
     structured = any(msg.get(k) is not None for k in _STRUCTURED)
     content = msg.get("content")
     if "content" not in msg and not structured:
@@ -333,12 +348,17 @@ def _parse_one(i: int, msg: Any, tok: Tokenizer, image_tokens: int | None) -> _M
             elif kind == "image_url":
                 fixed += _image_cost(i, p, part, image_tokens)
             else:
+                what = (
+                    f"a part of type {_label(kind)}"
+                    if isinstance(part, Mapping)
+                    else f"a {type(part).__name__}"
+                )
                 raise _input_error(
                     i,
-                    f"content part {p} is {short_repr(part)}, which budgetctx cannot count",
+                    f"content part {p} is {what}, which budgetctx cannot count",
                     "use {'type': 'text', 'text': ...} or {'type': 'image_url', ...} parts, "
                     "or drop that part.",
-                    short_repr(kind),
+                    _label(kind) if isinstance(part, Mapping) else type(part).__name__,
                 )
     elif content is not None or not structured:
         raise _input_error(
@@ -357,13 +377,21 @@ def _parse_one(i: int, msg: Any, tok: Tokenizer, image_tokens: int | None) -> _M
         else:  # tool_calls, function_call: an estimate, OpenAI publishes no rule
             try:
                 text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-            except (TypeError, ValueError) as exc:
+            except RecursionError:
                 raise _input_error(
                     i,
-                    f"has a {key!r} that is not JSON ({exc})",
+                    f"has a field {_label(key)} nested too deep to write as JSON",
+                    "send a flatter value, as the API expects.",
+                    _label(key),
+                ) from None
+            except (TypeError, ValueError) as exc:
+                # json's message names a type ("Object of type set ..."), never a value.
+                raise _input_error(
+                    i,
+                    f"has a field {_label(key)} that is not JSON ({exc})",
                     "pass plain JSON values (dicts, lists, str, numbers), as the API expects.",
-                    key,
-                ) from exc
+                    _label(key),
+                ) from None
             fixed += tok.count(text)
     return _Message(i, role, fixed, tuple(texts), structured)
 

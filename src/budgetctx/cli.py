@@ -280,6 +280,12 @@ def fit_messages_cmd(
             parameter="file",
             value=file,
         ) from exc
+    except RecursionError:
+        raise InputError(
+            f"{file} is JSON nested too deep to read; send a flatter request.",
+            parameter="file",
+            value=file,
+        ) from None
     body = request if isinstance(request, dict) else None
     messages: Any = body.get("messages") if body is not None else request
     if model is None and tokenizer is None and body is not None:
@@ -677,10 +683,29 @@ def route_eval_cmd(
         Path | None, typer.Option(help="Evaluate this router config instead of calibrating.")
     ] = None,
     calibration: Annotated[str, typer.Option(help="pooled or per-dataset.")] = "pooled",
+    lodo: Annotated[
+        bool,
+        typer.Option(
+            help="RUN is a benchmarks/peer_grid.py result: calibrate on every dataset but "
+            "one, score the one left out, for each dataset in turn."
+        ),
+    ] = False,
 ) -> None:
     """Routers vs fixed selectors vs oracle bounds on the held-out test split."""
     from budgetctx.eval import route_eval
     from budgetctx.router import load_router
+
+    if lodo:
+        from budgetctx.eval._lodo import lodo_route_eval
+
+        result = lodo_route_eval(
+            json.loads(run.read_text(encoding="utf-8")),
+            candidates=tuple(split_selector_specs(selectors)),
+            out_dir=out,
+        )
+        typer.echo(result.markdown)
+        typer.echo("\n".join(result.files), err=True)
+        return
 
     report = route_eval(
         run,

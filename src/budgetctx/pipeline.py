@@ -48,6 +48,7 @@ from budgetctx.representations import (
     get_representation,
     subset_features,
 )
+from budgetctx.representations._salience import dialogue_filler
 from budgetctx.router import Router, check_tokenizer, default_router, document_stats
 from budgetctx.selectors import (
     Selection,
@@ -417,6 +418,7 @@ def _prepare(
             sections=[u.section for u in own],
             section_weights=section_weights,
             dense_limit=dense_limit,
+            filler=None if query is not None else dialogue_filler(document_segmentations),
         )
     else:
         features = UnitFeatures(

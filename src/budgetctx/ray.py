@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from budgetctx._errors import InvalidParameterError
+from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx._validation import (
     Constraint,
     InstanceOf,
@@ -23,8 +23,8 @@ from budgetctx._validation import (
     Predicate,
     validate,
 )
-from budgetctx.batch._build import ContextBuilder
-from budgetctx.batch._tables import OUTPUT_COLUMNS, context_row
+from budgetctx.batch._build import ContextBuilder, ItemError, _recordable
+from budgetctx.batch._tables import OUTPUT_COLUMNS, context_row, text_problem
 
 __all__ = ["CONTEXT_COLUMNS", "build_contexts"]
 
@@ -94,10 +94,21 @@ class _ContextActor:
         rows = []
         for index, (text, ident) in enumerate(zip(texts, ids, strict=True)):
             name = None if ident is None else str(ident)
+            # The rows budgetctx batch refuses (no text, not a string, blank) are refused here
+            # too, so that the two engines give the same rows.
+            problem = text_problem(text, self.text_column)
+            result: Any
+            if problem is not None and self.on_error == "record":
+                result = ItemError(index=index, id=name, error="InputError", message=problem)
+                rows.append(context_row(result))
+                continue
             try:
-                result: Any = self.builder(text)
-            except Exception as exc:
-                if self.on_error == "raise":
+                if problem is not None:
+                    raise InputError(problem, value=self.text_column)
+                result = self.builder(text)
+            except BaseException as exc:
+                # A native failure (a Rust panic is a BaseException) is the row's error too.
+                if self.on_error == "raise" or not _recordable(exc):
                     exc.add_note(_naming(index, name) + " of a Ray batch")
                     raise
                 result = _failure(index, name, exc)
@@ -129,8 +140,10 @@ def build_contexts(
     Runs ``map_batches`` with an actor pool (``concurrency`` actors, or a ``(min, max)``
     autoscaling range; ``num_cpus`` each), every actor setting the tokenizer, unitizer,
     representation and selector up once. ``options`` go to :func:`~budgetctx.build_context`.
-    The rows equal the one-machine ``budgetctx batch`` output, column for column. A bad
-    option raises here, before the job starts.
+    The rows equal the one-machine ``budgetctx batch`` output, column for column (a row with
+    no text, a non-string or a blank text is an error in both), except duplicated ids: actors
+    see batches, not the whole dataset, so only ``budgetctx batch`` (``--engine ray`` too)
+    records them. A bad option raises here, before the job starts.
     """
     settings = validate(
         _OWNER,

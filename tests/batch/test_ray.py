@@ -110,3 +110,51 @@ def test_import_budgetctx_imports_neither_ray_nor_needs_pyarrow(tmp_path: Path) 
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "1"
+
+
+def test_blank_rows_and_a_million_spaces_row_match_batch(ray_local: Any, tmp_path: Path) -> None:
+    # F16: the rows budgetctx batch records as errors are errors here too; F17: the row that
+    # made tiktoken panic (a BaseException) no longer aborts the dataset.
+    import budgetctx.ray
+
+    items: list[dict[str, Any]] = rows(3)
+    items.insert(1, {"id": "blank", "text": "   \n  "})
+    items.insert(2, {"id": "empty", "text": ""})
+    items.append({"id": "spaces", "text": "Chest pain." + " " * 1_000_000 + "Troponin negative."})
+    ds = ray_local.data.from_items(items)
+    out = budgetctx.ray.build_contexts(
+        ds, 40, concurrency=1, batch_size=2, on_error="record", selector="lead"
+    )
+    got = {r["id"]: r for r in out.take_all()}
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in items), encoding="utf-8")
+    run_batch(src, tmp_path / "out.jsonl", 40, selector="lead")
+    local = {
+        r["id"]: r
+        for r in map(json.loads, (tmp_path / "out.jsonl").read_text("utf-8").splitlines())
+    }
+    assert set(got) == set(local)
+    for ident, row in local.items():
+        assert (got[ident]["error"] is None) == (row["error"] is None), ident
+        assert got[ident]["context"] == row["context"], ident
+    assert "is empty" in got["blank"]["error"] and "is empty" in got["empty"]["error"]
+    assert got["spaces"]["error"] is None and got["spaces"]["tokens_used"] <= 40
+
+
+def test_the_engine_ray_cli_writes_the_local_output(ray_local: Any, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from budgetctx.cli import app
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in _items()), encoding="utf-8")
+    ray_out, local_out = tmp_path / "ray.jsonl", tmp_path / "local.jsonl"
+    common = ["--budget", "90", "--selector", "mmr", "--no-progress"]
+    result = CliRunner().invoke(
+        app,
+        ["batch", str(src), "--out", str(ray_out), "--engine", "ray", "--workers", "2", *common],
+    )
+    assert result.exit_code == 0, result.output
+    local = CliRunner().invoke(app, ["batch", str(src), "--out", str(local_out), *common])
+    assert local.exit_code == 0, local.output
+    assert ray_out.read_text(encoding="utf-8") == local_out.read_text(encoding="utf-8")

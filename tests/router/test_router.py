@@ -267,7 +267,30 @@ def test_cli_calibrate_route_eval_and_select(tmp_path: Path, sample_note: str) -
 
 
 def _feature_config() -> dict[str, object]:
-    return {"version": 1, **default_router().to_config()}
+    """A valid feature-router config (the bundled router is a budget rule since issue 21)."""
+    return {
+        "version": 1,
+        "kind": "feature",
+        "tokenizer": "o200k_base",
+        "features": list(STAT_NAMES),
+        "selectors": ["lead", "mmr", "rcd"],
+        "min_gain": 0.005,
+        "tree": {
+            "feature": [1, -2, -2],
+            "threshold": [6649.0, -2.0, -2.0],
+            "left": [1, -1, -1],
+            "right": [2, -1, -1],
+            "value": [[0.18, 0.19, 0.18], [0.23, 0.24, 0.24], [0.10, 0.12, 0.11]],
+            "n_samples": [544, 320, 224],
+        },
+        "fallback": {
+            "kind": "budget",
+            "tokenizer": "o200k_base",
+            "b1": 256,
+            "b2": 256,
+            "selectors": ["mmr", "mmr", "mmr"],
+        },
+    }
 
 
 def _broken_configs() -> dict[str, str]:
@@ -341,3 +364,5 @@ def test_the_bundled_router_loads_and_is_read_once() -> None:
     config = _feature_config()
     assert config["kind"] == "feature" and config["features"] == list(STAT_NAMES)
     assert default_router() is default_router()
+    # the bundled router is no longer a tree that can never fire (issue 21)
+    assert getattr(default_router(), "min_gain", 0.0) < 1.0

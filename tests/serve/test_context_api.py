@@ -17,6 +17,9 @@ NOTE = (
     "PLAN: Start aspirin 81 mg daily. Follow up with cardiology in two weeks.\n"
 )
 
+#: POST bodies must say they are JSON (CSRF, F9)
+_JSON = {"content-type": "application/json"}
+
 
 def _post(proxy: Proxy, path: str, body: Any) -> httpx.Response:
     return httpx.post(f"{proxy.base_url}/{path}", json=body, timeout=30)
@@ -97,7 +100,9 @@ def test_bad_values_are_a_422_naming_the_parameter(
 
 
 def test_a_body_that_is_not_json_is_a_400(proxy: Proxy) -> None:
-    response = httpx.post(f"{proxy.base_url}/context", content=b"{not json", timeout=10)
+    response = httpx.post(
+        f"{proxy.base_url}/context", content=b"{not json", headers=_JSON, timeout=10
+    )
     assert response.status_code == 400
     assert "not valid JSON" in response.json()["error"]
 
@@ -113,7 +118,7 @@ def test_a_chunked_body_over_the_limit_is_a_413(proxy: Proxy) -> None:
         for _ in range(100):
             yield b"x" * 10_000
 
-    response = httpx.post(f"{proxy.base_url}/context", content=chunks(), timeout=10)
+    response = httpx.post(f"{proxy.base_url}/context", content=chunks(), headers=_JSON, timeout=10)
     assert response.status_code == 413
 
 

@@ -236,7 +236,15 @@ def test_no_request_text_reaches_any_log(
     ):
         assert post(f"{proxy.base_url}/context", json=body, timeout=10).status_code == 422
     not_json = f'{{"text": "{marker}", "budget": '.encode()
-    assert post(f"{proxy.base_url}/context", content=not_json, timeout=10).status_code == 400
+    assert (
+        post(
+            f"{proxy.base_url}/context",
+            content=not_json,
+            headers={"content-type": "application/json"},
+            timeout=10,
+        ).status_code
+        == 400
+    )
     assert httpx.get(f"{proxy.base_url}/provenance/{marker}", timeout=10).status_code == 404
 
     logs = proxy.log_text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import multiprocessing
+import os
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -15,6 +16,7 @@ from typing import Any, Literal
 
 from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
 from budgetctx._pins import check_pins
+from budgetctx._private_files import die_with_parent
 from budgetctx._validation import (
     Constraint,
     InstanceOf,
@@ -27,6 +29,7 @@ from budgetctx._validation import (
 )
 from budgetctx.context import Context
 from budgetctx.pipeline import build_context
+from budgetctx.tokenizers._native import is_native_failure
 
 __all__ = ["ContextBuilder", "ItemError", "build_contexts", "item_id", "item_text"]
 
@@ -136,7 +139,9 @@ class ContextBuilder:
 _WORKER: dict[str, ContextBuilder] = {}
 
 
-def _init_worker(budget: int, options: dict[str, Any]) -> None:
+def _init_worker(budget: int, options: dict[str, Any], parent: int) -> None:
+    # A SIGKILLed batch runs no pool shutdown: its workers must not outlive it (F13).
+    die_with_parent(parent)
     _WORKER["builder"] = ContextBuilder(budget, _probe=False, **options)
 
 
@@ -153,9 +158,17 @@ def _run_chunk(entries: list[_Entry]) -> list[Context | ItemError]:
         index, ident, document = entry
         try:
             out.append(_WORKER["builder"](document))
-        except Exception as exc:
+        except BaseException as exc:
+            if not _recordable(exc):
+                raise
             out.append(_failure(index, ident, exc))
     return out
+
+
+def _recordable(exc: BaseException) -> bool:
+    """An item's own failure: any Exception, or a native one (a Rust panic is a
+    BaseException), but never Ctrl-C or an exit."""
+    return isinstance(exc, Exception) or is_native_failure(exc)
 
 
 def _failure(index: int, ident: str | None, exc: BaseException) -> ItemError:
@@ -237,13 +250,15 @@ def _serial(
 ) -> Iterator[Context | ItemError]:
     for index, item in enumerate(items):
         ident = item_id(item, id_field=id_field)
+        result: Context | ItemError
         try:
-            yield builder(item_text(item, index, text_field=text_field))
-        except Exception as exc:
-            if on_error == "raise":
+            result = builder(item_text(item, index, text_field=text_field))
+        except BaseException as exc:
+            if on_error == "raise" or not _recordable(exc):
                 exc.add_note(_naming(index, ident))
                 raise
-            yield _failure(index, ident, exc)
+            result = _failure(index, ident, exc)
+        yield result
 
 
 def _naming(index: int, ident: str | None) -> str:
@@ -267,7 +282,7 @@ def _pooled(
             max_workers=workers,
             mp_context=ctx,
             initializer=_init_worker,
-            initargs=(budget, options),
+            initargs=(budget, options, os.getpid()),
         )
 
     pool = new_pool()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError
+from budgetctx._private_files import create_private
 
 __all__ = ["Journal", "journal_path"]
 
@@ -46,6 +47,9 @@ class Journal:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        # The journal holds context text: 0600, and SQLite gives its -wal and -shm files the
+        # database file's mode.
+        create_private(self.path)
         self._db = sqlite3.connect(self.path, timeout=30.0)
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL: a commit survives a killed process (it is in the WAL); only a power cut

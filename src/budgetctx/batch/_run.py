@@ -25,6 +25,7 @@ from budgetctx._validation import Constraint, InstanceOf, Interval, NoneOr, OneO
 from budgetctx._version import __version__
 from budgetctx.batch._build import ContextBuilder, ItemError, build_contexts
 from budgetctx.batch._journal import Journal, journal_path
+from budgetctx.batch._lock import OutLock
 from budgetctx.batch._tables import (
     Record,
     context_row,
@@ -132,6 +133,21 @@ def run_batch(
         )
     # A bad option fails here, before a journal is created.
     builder = ContextBuilder(budget, **options)
+    # Held until OUT is written: a second batch on the same OUT fails at once (F14).
+    with OutLock(target):
+        return _locked_run(source, target, builder, options, settings, progress, start)
+
+
+def _locked_run(
+    source: Path,
+    target: Path,
+    builder: ContextBuilder,
+    options: Mapping[str, Any],
+    settings: Mapping[str, Any],
+    progress: bool | ProgressFn,
+    start: float,
+) -> BatchSummary:
+    text_field, id_field = settings["text_field"], settings["id_field"]
     jpath = journal_path(target)
     if overwrite is True:
         # Only the output and the journal this batch would have written (SQLite's WAL and

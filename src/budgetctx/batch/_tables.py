@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from budgetctx._errors import InputError, InvalidParameterError
+from budgetctx._private_files import create_private
 from budgetctx.batch._build import ItemError
 from budgetctx.context import Context
 
@@ -28,6 +30,7 @@ __all__ = [
     "count_records",
     "read_records",
     "table_format",
+    "text_problem",
     "write_table",
 ]
 
@@ -135,20 +138,25 @@ def _record(
             f"row {row} has no {text_field!r} field; name the text field with --text-field.",
         )
     text = fields[text_field]
+    problem = text_problem(text, text_field)
+    if problem is not None:
+        return Record(seq, row, ident, None, f"row {row}: {problem}")
+    return Record(seq, row, ident, text)
+
+
+def text_problem(text: Any, text_field: str) -> str | None:
+    """Why ``text`` cannot be condensed as a row's text (None when it can): the one rule of
+    ``budgetctx batch`` and ``budgetctx.ray``, so that both record the same rows."""
     if text is None:
-        return Record(seq, row, ident, None, f"row {row}: {text_field!r} is null; give it a text.")
+        return f"{text_field!r} is null; give it a text."
     if not isinstance(text, str):
-        return Record(
-            seq,
-            row,
-            ident,
-            None,
-            f"row {row}: {text_field!r} holds a {type(text).__name__} value, not a string; "
-            "store the document's text there.",
+        return (
+            f"{text_field!r} holds a {type(text).__name__} value, not a string; store the "
+            "document's text there."
         )
     if not text.strip():
-        return Record(seq, row, ident, None, f"row {row}: {text_field!r} is empty; drop the row.")
-    return Record(seq, row, ident, text)
+        return f"{text_field!r} is empty; drop the row."
+    return None
 
 
 def _jsonl(p: Path, text_field: str, id_field: str) -> Iterator[Record]:
@@ -178,19 +186,45 @@ def _jsonl(p: Path, text_field: str, id_field: str) -> Iterator[Record]:
 def _csv(p: Path, text_field: str, id_field: str) -> Iterator[Record]:
     # Clinical notes are longer than the csv module's 128 KiB default field limit.
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    with p.open(encoding="utf-8-sig", newline="", errors="strict") as fh:
+    # surrogateescape: a byte that is not UTF-8 becomes a lone surrogate in its field, so
+    # that its row is recorded as an error and the rest is read, as for a JSON Lines file.
+    with p.open(encoding="utf-8-sig", newline="", errors="surrogateescape") as fh:
         reader = csv.DictReader(fh)
-        try:
-            for seq, fields in enumerate(reader):
-                yield _record(seq, seq + 1, fields, text_field, id_field)
-        except (csv.Error, UnicodeDecodeError) as exc:
-            row = reader.line_num
-            raise InputError(
-                f"{str(p)!r} cannot be read past line {row} ({type(exc).__name__}); fix the "
-                "file (is it UTF-8 CSV with a header row?) and run the same command again.",
-                parameter="input",
-                value=row,
-            ) from None
+        seq = 0
+        while True:
+            line = reader.line_num
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                if reader.line_num == line:  # no progress: the reader cannot go on
+                    raise InputError(
+                        f"{str(p)!r} cannot be read past line {line} ({exc}); fix the file "
+                        "(is it CSV with a header row?) and run the same command again.",
+                        parameter="input",
+                        value=line,
+                    ) from None
+                error = f"line {reader.line_num} is not valid CSV ({exc}); fix or remove it."
+                yield Record(seq, seq + 1, f"row-{seq + 1}", None, error)
+            else:
+                bad = [k for k in (text_field, id_field) if _undecodable(fields.get(k))]
+                if bad:
+                    error = (
+                        f"row {seq + 1} (line {reader.line_num}) is not valid UTF-8; fix or "
+                        "remove it."
+                    )
+                    yield Record(seq, seq + 1, f"row-{seq + 1}", None, error)
+                else:
+                    yield _record(seq, seq + 1, fields, text_field, id_field)
+            seq += 1
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def _undecodable(value: Any) -> bool:
+    return isinstance(value, str) and _SURROGATE.search(value) is not None
 
 
 def _parquet(p: Path, text_field: str, id_field: str) -> Iterator[Record]:
@@ -252,6 +286,9 @@ def write_table(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> int:
     part = p.with_name(f".{p.name}.part")
     n = 0
     try:
+        # Contexts are document text: the part file (and so OUT) is 0600 from the start.
+        part.unlink(missing_ok=True)
+        create_private(part)
         if fmt == "parquet":
             n = _write_parquet(part, rows)
         else:

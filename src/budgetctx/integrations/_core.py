@@ -270,3 +270,23 @@ def _describe(item: Any) -> str:
     if callable(item):
         return f"the callable {getattr(item, '__qualname__', type(item).__name__)}"
     return short_repr(item)
+
+
+def require_items(owner: str, items: Any, kind: type, example: str) -> None:
+    """Refuse, with the fix, items that are not ``kind`` (a plain str where a framework's
+    Document is expected would otherwise fail deep inside with an AttributeError)."""
+    if isinstance(items, str) or not isinstance(items, Sequence):
+        raise InputError(
+            f"{owner} takes a list of {kind.__name__} objects, got a "
+            f"{type(items).__name__}; pass e.g. [{example}].",
+            parameter="documents",
+            value=type(items).__name__,
+        )
+    for index, item in enumerate(items):
+        if not isinstance(item, kind):
+            raise InputError(
+                f"Document {index} is a {type(item).__name__}, not a {kind.__name__}; "
+                f"{owner} takes the framework's documents: wrap the text, e.g. {example}.",
+                parameter="documents",
+                value=type(item).__name__,
+            )

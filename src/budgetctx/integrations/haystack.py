@@ -32,6 +32,7 @@ from budgetctx.integrations._core import (
     Condenser,
     pins_from_data,
     pins_to_data,
+    require_items,
 )
 
 #: Haystack's switch for its usage telemetry (read once, when haystack is first imported).
@@ -116,6 +117,7 @@ class BudgetCtxCompressor:
         :param budget: tokens for this call, instead of the component's ``budget``.
         :returns: ``{"documents": [...]}``.
         """
+        require_items("BudgetCtxCompressor", documents, Document, "Document(content=text)")
         kept = self._condenser([d.content for d in documents], query=query, budget=budget)
         out = []
         for doc, part in zip(documents, kept, strict=True):

@@ -19,7 +19,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from budgetctx._errors import MissingExtraError
-from budgetctx.integrations._core import DEFAULT_SELECTOR, OPTIONS, PROVENANCE_KEY, Condenser
+from budgetctx.integrations._core import (
+    DEFAULT_SELECTOR,
+    OPTIONS,
+    PROVENANCE_KEY,
+    Condenser,
+    require_items,
+)
 
 try:
     from langchain_core.callbacks import Callbacks
@@ -77,6 +83,7 @@ class BudgetCtxCompressor(BaseDocumentCompressor):
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
         """The documents' kept parts, in input order; ``query`` steers relevance."""
+        require_items("BudgetCtxCompressor", documents, Document, "Document(page_content=text)")
         kept = self._condenser([d.page_content for d in documents], query=query)
         out = []
         for doc, part in zip(documents, kept, strict=True):

@@ -20,7 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 from budgetctx._errors import MissingExtraError
-from budgetctx.integrations._core import DEFAULT_SELECTOR, OPTIONS, PROVENANCE_KEY, Condenser
+from budgetctx.integrations._core import (
+    DEFAULT_SELECTOR,
+    OPTIONS,
+    PROVENANCE_KEY,
+    Condenser,
+    require_items,
+)
 
 try:
     from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
@@ -82,6 +88,8 @@ class BudgetCtxPostprocessor(BaseNodePostprocessor):
         nodes: list[NodeWithScore],
         query_bundle: QueryBundle | None = None,
     ) -> list[NodeWithScore]:
+        example = "NodeWithScore(node=TextNode(text=text))"
+        require_items("BudgetCtxPostprocessor", nodes, NodeWithScore, example)
         texts = [n.node.get_content(metadata_mode=MetadataMode.NONE) for n in nodes]
         query = query_bundle.query_str if query_bundle is not None else None
         out = []

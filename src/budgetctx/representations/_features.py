@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from budgetctx._errors import BudgetCtxWarning, InvalidParameterError
 from budgetctx.representations._base import Encoded, Matrix
+from budgetctx.representations._salience import centroid_salience
 
 if TYPE_CHECKING:
     from scipy import sparse
@@ -427,8 +428,12 @@ def build_features(
     section_weights: Mapping[str, float] | None = None,
     dense_limit: int = DENSE_LIMIT,
     top_k: int = 32,
+    filler: NDArray[np.bool_] | None = None,
 ) -> UnitFeatures:
-    """Relevance to the query (or, without one, to the document centroid) and kernels."""
+    """Relevance to the query (or, without one, to the document centroid) and kernels.
+
+    ``filler`` marks units that get no salience without a query (see
+    :func:`~budgetctx.representations._salience.centroid_salience`)."""
     X = encoded.X
     n = X.shape[0]
     source = "centroid"
@@ -451,9 +456,7 @@ def build_features(
                 stacklevel=3,
             )
     if r is None:
-        centroid = np.asarray(X.mean(axis=0)).ravel() if n else np.zeros(0)
-        norm = float(np.linalg.norm(centroid))
-        r = _row_dot(X, centroid) / norm if norm > 0 else np.zeros(n)
+        r = centroid_salience(X, filler=filler)
     r = np.clip(r, 0.0, None)
     if section_weights:
         weights = {k.strip().upper(): float(v) for k, v in section_weights.items()}

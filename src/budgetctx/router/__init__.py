@@ -21,6 +21,7 @@ from budgetctx.router._config import (
     router_from_config,
     save_router,
 )
+from budgetctx.router._divergence import context_divergence, term_mass
 from budgetctx.router._feature import FeatureRouter
 from budgetctx.router._protocol import Router
 from budgetctx.router._stats import STAT_NAMES, document_stats
@@ -36,9 +37,11 @@ __all__ = [
     "Router",
     "TreeModel",
     "check_tokenizer",
+    "context_divergence",
     "default_router",
     "document_stats",
     "load_router",
     "router_from_config",
     "save_router",
+    "term_mass",
 ]

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import multiprocessing
 import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any, TypeVar, cast
@@ -32,6 +32,7 @@ import anyio
 import anyio.to_thread
 from fastapi import FastAPI, Request
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -46,6 +47,7 @@ from budgetctx.serve._jobs import (
     init_worker,
     warm_job,
 )
+from budgetctx.serve._limits import SelectionSlots, Ticket, read_json
 from budgetctx.serve._logging import LOGGER, log_event
 from budgetctx.serve._metrics import CONTENT_TYPE, Metrics
 from budgetctx.serve._models import ModelTarget, Resolver
@@ -54,6 +56,7 @@ from budgetctx.serve._provenance import ProvenanceStore
 from budgetctx.serve._proxy import Upstream
 from budgetctx.serve._requests import ContextRequest, parse_context_request
 from budgetctx.serve._responses import apply_fitted, to_messages
+from budgetctx.serve._security import Guard, Policy, ProvenanceOwners
 
 __all__ = ["create_app"]
 
@@ -74,21 +77,47 @@ _BUDGET_HEADER = "x-budgetctx-budget"
 class _State:
     """What the handlers share: configuration, tokenizers, provenance, metrics, upstream."""
 
-    def __init__(self, config: ServeConfig) -> None:
+    def __init__(self, config: ServeConfig, *, bound_host: str | None = None) -> None:
         self.config = config
+        self.policy = Policy.build(config.security, bound_host=bound_host)
+        self.slots = SelectionSlots(config.limits.max_selections)
+        self.owners = ProvenanceOwners(config.provenance_size)
         self.resolver = Resolver(config)
         self.store = ProvenanceStore(size=config.provenance_size)
         self.metrics = Metrics()
         self.upstream = Upstream(config.upstream) if config.upstream is not None else None
         self.pool: ProcessPoolExecutor | None = None
+        self._warming: asyncio.Future[None] | None = None
         if config.selection_processes > 0:
-            # spawn, not fork: the server process has threads (the event loop's helpers)
-            self.pool = ProcessPoolExecutor(
-                config.selection_processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=init_worker,
-                initargs=(os.getpid(),),
-            )
+            self.pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # spawn, not fork: the server process has threads (the event loop's helpers)
+        return ProcessPoolExecutor(
+            self.config.selection_processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=init_worker,
+            initargs=(os.getpid(),),
+        )
+
+    def recycle_pool(self) -> None:
+        """Kill the worker processes, the one way to stop an abandoned selection (a thread
+        cannot be stopped), and start new ones. Selections in flight in the old pool end
+        with a 503 their clients can retry."""
+        old = self.pool
+        if old is None:
+            return
+        self.pool = self._new_pool()
+        # ProcessPoolExecutor has no public way to stop a running task: kill its processes.
+        for process in list(getattr(old, "_processes", {}).values()):
+            process.kill()
+        old.shutdown(wait=False, cancel_futures=True)
+        # Start and warm the new workers now, not on the next request's time. A timeout
+        # shorter than a worker's cold start would stop each new pool in turn: keep
+        # selection_timeout_s well above it (seconds; see SECURITY.md).
+        self._warming = asyncio.ensure_future(self.warm())
+        # A warm-up cut short (the server stopping) is no error to report.
+        self._warming.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     async def warm(self) -> None:
         """Start every worker process and build what a first request would."""
@@ -96,56 +125,71 @@ class _State:
             n = self.config.selection_processes
             await asyncio.gather(*(self._submit(warm_job) for _ in range(n)))
 
-    async def _submit(self, fn: Callable[..., T], *args: Any) -> Outcome:
-        if self.pool is None:
-            work = functools.partial(call, fn, *args)
-            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-        return await asyncio.wrap_future(self.pool.submit(call, fn, *args))
+    async def _submit(
+        self, fn: Callable[..., T], *args: Any, submitted: list[bool] | None = None
+    ) -> Outcome:
+        # A slot is held until the work really ends, abandoned or not (see _limits).
+        ticket = await self.slots.acquire()
+        try:
+            if self.pool is None:
+                work = functools.partial(_ticketed, ticket, call, fn, *args)
+                return cast(Outcome, await anyio.to_thread.run_sync(work, abandon_on_cancel=True))
+            future = self.pool.submit(call, fn, *args)
+            if submitted is not None:
+                submitted.append(True)
+            ticket.start()
+            future.add_done_callback(lambda _: ticket.done())
+            try:
+                return await asyncio.wrap_future(future)
+            except BrokenProcessPool:
+                raise ApiError(
+                    503,
+                    "The selection's worker process was stopped (a worker was killed, or "
+                    "another selection past its timeout was stopped with it); retry the request.",
+                    headers={"retry-after": "1"},
+                    kind="worker_stopped",
+                ) from None
+        finally:
+            ticket.abandon()  # a no-op once the work has started: it frees the slot itself
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in a worker thread or process, abandoned with a 503 past the selection
         timeout; a refusal in the worker is raised here as the same :class:`ApiError`."""
         timeout = self.config.limits.selection_timeout_s
+        submitted: list[bool] = []
         try:
             with anyio.fail_after(timeout):
-                outcome = await self._submit(fn, *args)
+                outcome = await self._submit(fn, *args, submitted=submitted)
         except TimeoutError:
+            # Processes can be stopped, and are: the abandoned selection's CPU and memory
+            # come back at once. A thread keeps running, holding its slot (see _limits).
+            if submitted:
+                self.recycle_pool()
             raise ApiError(
                 503,
-                f"Selection took longer than {timeout:g} s and was abandoned; send a shorter "
-                "document or a smaller request, choose a faster selector (e.g. 'lead'), or "
-                "raise limits.selection_timeout_s.",
+                f"Selection took longer than {timeout:g} s (waiting for one of the "
+                f"{self.slots.size} selection slots, then running) and was abandoned; send a "
+                "shorter document or a smaller request, choose a faster selector (e.g. "
+                "'lead'), retry shortly, or raise limits.selection_timeout_s.",
                 headers={"retry-after": "1"},
                 kind="selection_timeout",
             ) from None
         return cast(T, unwrap(outcome))
 
     async def body(self, request: Request) -> Any:
-        """The request's JSON, read up to the body limit (413 beyond it, 400 if not JSON)."""
-        limit = self.config.limits.max_body_bytes
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            raise _too_large(int(declared), limit)
-        data = bytearray()
-        async for chunk in request.stream():
-            data += chunk
-            if len(data) > limit:
-                raise _too_large(len(data), limit)
-        try:
-            return json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise ApiError(
-                400,
-                f"The request body is not valid JSON ({exc.msg} at byte {exc.pos}); send a JSON "
-                "object with content-type application/json.",
-                kind="not_json",
-            ) from None
-        except UnicodeDecodeError as exc:
-            raise ApiError(
-                400,
-                f"The request body is not UTF-8 (bad byte at offset {exc.start}); send UTF-8 JSON.",
-                kind="not_utf8",
-            ) from None
+        """The request's JSON, read up to the body limit (413), in time (408), refusing
+        what the library cannot take (422) and what is not JSON (400): see _limits."""
+        limits = self.config.limits
+        return await read_json(request, limit=limits.max_body_bytes, timeout=limits.body_timeout_s)
+
+
+def _ticketed(ticket: Ticket, fn: Callable[..., Outcome], *args: Any) -> Outcome:
+    if not ticket.start():  # the request gave up before this thread started
+        return ("crash", "Abandoned")
+    try:
+        return fn(*args)
+    finally:
+        ticket.done()
 
 
 class WorkerError(Exception):
@@ -162,17 +206,6 @@ def unwrap(outcome: Outcome) -> Any:
             status, body["error"], parameter=body["parameter"], value=body["value"], kind=kind
         )
     raise WorkerError(outcome[1])
-
-
-def _too_large(size: int, limit: int) -> ApiError:
-    return ApiError(
-        413,
-        f"The request body has at least {size} bytes; this server takes at most {limit}. Send "
-        "fewer or shorter documents, or raise limits.max_body_bytes.",
-        parameter="body",
-        value=size,
-        kind="body_too_large",
-    )
 
 
 def _route(path: str) -> str:
@@ -214,6 +247,10 @@ class _Observe:
 
         try:
             await self.app(scope, receive, send_wrapper)
+        except ClientDisconnect:
+            # The client hung up before its request was read: not a server error (F7).
+            # 499 as nginx counts it, so that alerts on 5xx do not fire on it.
+            status = 499
         except Exception as exc:
             log_event(
                 LOGGER,
@@ -240,9 +277,14 @@ class _Observe:
             )
 
 
-def create_app(config: ServeConfig | None = None) -> FastAPI:
-    """The budgetctx HTTP app (run it with uvicorn, or ``budgetctx serve``)."""
-    state = _State(config if config is not None else ServeConfig())
+def create_app(config: ServeConfig | None = None, *, bound_host: str | None = None) -> FastAPI:
+    """The budgetctx HTTP app (run it with uvicorn, or ``budgetctx serve``).
+
+    ``bound_host``: the address the server listens on, whose name (and the loopback names)
+    the Host check allows unless ``[security] allowed_hosts`` says otherwise; ``None``
+    checks the Host only when ``allowed_hosts`` is set.
+    """
+    state = _State(config if config is not None else ServeConfig(), bound_host=bound_host)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -260,8 +302,11 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        openapi_url=None,  # the schema is in the README; no route the docs do not need
     )
     app.state.budgetctx = state
+    # Inside _Observe (added last, so outermost): refusals are counted and logged too.
+    app.add_middleware(Guard, policy=state.policy)
     app.add_middleware(_Observe, state=state)
 
     @app.exception_handler(ApiError)
@@ -310,7 +355,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     @app.get("/v1/provenance/{id}")
     async def provenance(id: str) -> JSONResponse:
-        record = state.store.get(id)
+        # Only its creator may read a record (with keys on); to others it does not exist.
+        record = state.store.get(id) if state.owners.may_read(id) else None
         if record is None:
             why = (
                 f"it expired (the store keeps the last {state.store.size} records) or never existed"
@@ -428,6 +474,7 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
             payload = apply_fitted(body, view, fitted)
         after, selector = fitted.prompt_tokens, _selector_of(fitted)
         pid = state.store.put({"endpoint": endpoint, **fitted.to_dict()})
+        state.owners.claim(pid)
         if pid is not None:
             headers["x-budgetctx-provenance-id"] = pid
     headers["x-budgetctx-tokens-after"] = str(after)
@@ -453,7 +500,12 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
         api=api,
         model=target.name,
         deployment=target.deployment,
-        client_headers=request.headers,
+        # With keys on, the client's Authorization is for this server, not the upstream.
+        client_headers={
+            k: v
+            for k, v in request.headers.items()
+            if not (state.policy.keys and k == "authorization")
+        },
         extra_headers=headers,
         on_error=upstream_error,
     )
@@ -470,6 +522,7 @@ def _job_args(state: _State, parsed: ContextRequest) -> tuple[Any, Any, dict[str
 def _answer(state: _State, record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
     before, after = int(record["document_tokens"]), int(record["tokens_used"])
     pid = state.store.put({"endpoint": "context", "context": record})
+    state.owners.claim(pid)
     state.metrics.tokens(endpoint="context", before=before, after=after)
     headers = {"x-budgetctx-tokens-before": str(before), "x-budgetctx-tokens-after": str(after)}
     if pid is not None:
@@ -481,11 +534,13 @@ def _budget(header: str | None, target: ModelTarget) -> int | None:
     """The stricter of the header's budget and the model's: a client may tighten, not loosen."""
     if header is None:
         return target.budget
-    if not header.strip().isdigit() or int(header) <= 0:
+    digits = header.strip()
+    # isascii: "²" is a digit to str.isdigit but not to int() (F5); 9 digits is plenty.
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 9) or int(digits) <= 0:
         raise bad_parameter(
             _BUDGET_HEADER, header[:40], "a positive integer", "e.g. x-budgetctx-budget: 4000."
         )
-    value = int(header)
+    value = int(digits)
     return value if target.budget is None else min(value, target.budget)
 
 

@@ -32,8 +32,16 @@ from budgetctx._validation import (
     validate_fields,
 )
 from budgetctx.selectors import list_selectors, parse_selector_spec
+from budgetctx.serve._security import SecurityConfig
 
-__all__ = ["Limits", "ModelConfig", "ServeConfig", "UpstreamConfig", "load_config"]
+__all__ = [
+    "Limits",
+    "ModelConfig",
+    "SecurityConfig",
+    "ServeConfig",
+    "UpstreamConfig",
+    "load_config",
+]
 
 
 def _is_http_url(value: Any) -> bool:
@@ -126,16 +134,31 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may ask for; each breach has its own status (413, 422, 503)."""
+    """What one request may ask for; each breach has its own status (408, 413, 422, 503).
+
+    ``max_connections``: open connections (more are answered 503 and closed at once);
+    ``max_selections``: selections running at once, abandoned ones included (more get a 503);
+    ``idle_timeout_s``: how long a connection may go without a request in progress (slow
+    headers included); ``body_timeout_s``: how long reading one request body may take (408).
+    Worst-case memory is about ``max_connections * max_body_bytes`` plus the selections'.
+    """
 
     max_body_bytes: int = 8 * 1024 * 1024
     max_documents: int = 64
     selection_timeout_s: float = 30.0
+    max_connections: int = 64
+    max_selections: int = 4
+    idle_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "max_body_bytes": Interval(int, 1, None, fix="e.g. 8388608 (8 MiB)."),
         "max_documents": Interval(int, 1, None, fix="e.g. 64."),
         "selection_timeout_s": Interval(float, 0, None, closed="neither", fix="e.g. 30."),
+        "max_connections": Interval(int, 1, None, fix="e.g. 64."),
+        "max_selections": Interval(int, 1, None, fix="e.g. 2 per core."),
+        "idle_timeout_s": Interval(float, 0, None, closed="neither", fix="e.g. 10."),
+        "body_timeout_s": Interval(float, 0, None, closed="neither", fix="e.g. 30."),
     }
 
     def __post_init__(self) -> None:
@@ -175,6 +198,7 @@ class ServeConfig:
     limits: Limits = field(default_factory=Limits)
     provenance_size: int = 1000
     selection_processes: int = 0
+    security: SecurityConfig = field(default_factory=SecurityConfig)
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "upstream": NoneOr(InstanceOf(UpstreamConfig, "an UpstreamConfig")),
@@ -191,6 +215,7 @@ class ServeConfig:
         "selection_processes": Interval(
             int, 0, None, fix="0 selects in threads of the server; e.g. the number of cores."
         ),
+        "security": InstanceOf(SecurityConfig, "a SecurityConfig"),
     }
 
     def __post_init__(self) -> None:
@@ -207,6 +232,10 @@ class ServeConfig:
             data["upstream"] = UpstreamConfig(**_known(UpstreamConfig, upstream, "[upstream]"))
         if "limits" in data:
             data["limits"] = Limits(**_known(Limits, data["limits"], "[limits]"))
+        if "security" in data:
+            data["security"] = SecurityConfig.from_mapping(
+                _known(SecurityConfig, data["security"], "[security]")
+            )
         models = data.get("models", {})
         if not isinstance(models, Mapping):
             raise _bad_table("models", models)

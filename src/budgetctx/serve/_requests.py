@@ -4,7 +4,8 @@ JSON has no regex type, so a pin is written ``"PLAN"`` (a section name), ``{"reg
 or ``{"section": "PLAN"}``, or an int (a unit id); ``pin_sections`` (names) and ``pin_regex``
 (patterns) are lists of one kind, as the viewer page sends them. Everything else is passed to
 the library unchanged, which checks it and answers in its own words. A request may not name a
-tokenizer file: only registered names and the names the configuration maps to files.
+tokenizer file: only registered names and the names the configuration maps to files. Nor may it
+set ``dense_limit``, which sizes the selection's memory: that is the server's to choose.
 
 >>> req = parse_context_request({"text": "Chest pain.", "budget": 5, "selector": "lead"},
 ...                             max_documents=4)
@@ -36,7 +37,6 @@ OPTIONS = (
     "section_weights",
     "selector_options",
     "unitizer_options",
-    "dense_limit",
     "pin",
     "on_pin_overflow",
     "reserve",

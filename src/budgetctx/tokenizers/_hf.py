@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from budgetctx._errors import TokenizerError
 from budgetctx._validation import Constraint, NoneOr, Predicate, validate
+from budgetctx.tokenizers._native import is_native_failure, native_failure
 
 __all__ = ["HFTokenizer"]
 
@@ -89,15 +90,28 @@ class HFTokenizer:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._name = state["_name"]
 
+    def _encode(self, text: str) -> Any:
+        try:
+            return self._tok.encode(text, add_special_tokens=False)
+        except BaseException as exc:  # a Rust panic is a BaseException: see _native
+            if not is_native_failure(exc):
+                raise
+            raise native_failure(self._name, exc, len(text)) from None
+
     def count(self, text: str) -> int:
-        return len(self._tok.encode(text, add_special_tokens=False).ids)
+        return len(self._encode(text).ids)
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
-        encs = self._tok.encode_batch(list(texts), add_special_tokens=False)
+        try:
+            encs = self._tok.encode_batch(list(texts), add_special_tokens=False)
+        except BaseException as exc:
+            if not is_native_failure(exc):
+                raise
+            raise native_failure(self._name, exc, sum(map(len, texts))) from None
         return [len(e.ids) for e in encs]
 
     def truncate(self, text: str, max_tokens: int) -> str:
-        enc = self._tok.encode(text, add_special_tokens=False)
+        enc = self._encode(text)
         if len(enc.ids) <= max_tokens:
             return text
         k = max(max_tokens, 0)

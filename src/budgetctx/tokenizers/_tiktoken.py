@@ -13,14 +13,17 @@ import functools
 import gzip
 import hashlib
 import importlib.util
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+import regex
 import tiktoken
 
 from budgetctx._errors import TokenizerError
 from budgetctx._validation import Constraint, OneOf, validate
+from budgetctx.tokenizers._native import is_native_failure, native_failure
 
 __all__ = ["TiktokenTokenizer"]
 
@@ -108,6 +111,36 @@ def _encoding(name: str) -> tiktoken.Encoding:
     )
 
 
+# tiktoken's regex engine (fancy-regex, needed for the lookahead in ``\s+(?!\S)``) overflows
+# its backtracking stack on a whitespace run of about a million characters and panics. A text
+# with a run this long is split into the encoding's own pieces by the ``regex`` module (the
+# engine of tiktoken's reference implementation, with no such limit) and each piece goes to
+# the BPE alone, which is what encode_ordinary does after its regex: the ids are the same,
+# and no regex of tiktoken's ever sees the run. Python's ``\s`` is a superset of Rust's, so
+# every run that could panic is caught; a short text skips the search.
+_LONG_WHITESPACE = 65_536
+_LONG_RUN = re.compile(rf"\s{{{_LONG_WHITESPACE}}}")
+
+
+@functools.cache
+def _pieces(name: str) -> regex.Pattern[str]:
+    return regex.compile(_SPECS[name]["pat_str"])
+
+
+def encode_ordinary(enc: tiktoken.Encoding, text: str) -> list[int]:
+    """``enc.encode_ordinary(text)``, without handing tiktoken a piece that makes it panic,
+    and with any other native failure raised as an :class:`~budgetctx.InputError`."""
+    try:
+        if len(text) < _LONG_WHITESPACE or _LONG_RUN.search(text) is None:
+            return enc.encode_ordinary(text)
+        encode_piece = enc._encode_single_piece
+        return [i for piece in _pieces(enc.name).findall(text) for i in encode_piece(piece)]
+    except BaseException as exc:
+        if not is_native_failure(exc):
+            raise
+        raise native_failure(enc.name, exc, len(text)) from None
+
+
 class TiktokenTokenizer:
     """An OpenAI BPE encoding. Special-token text such as ``<|endoftext|>`` is counted as
     ordinary text, which is what an API does with user content.
@@ -141,19 +174,19 @@ class TiktokenTokenizer:
         return (TiktokenTokenizer, (self._name,))
 
     def encode(self, text: str) -> list[int]:
-        return self._enc.encode_ordinary(text)
+        return encode_ordinary(self._enc, text)
 
     def count(self, text: str) -> int:
-        return len(self._enc.encode_ordinary(text))
+        return len(encode_ordinary(self._enc, text))
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
         # A plain loop: tiktoken's threaded encode_ordinary_batch was 5x slower on 2 cores
         # for the few hundred short segments of a note (thread-pool overhead per call).
-        encode = self._enc.encode_ordinary
-        return [len(encode(t)) for t in texts]
+        enc = self._enc
+        return [len(encode_ordinary(enc, t)) for t in texts]
 
     def truncate(self, text: str, max_tokens: int) -> str:
-        ids = self._enc.encode_ordinary(text)
+        ids = encode_ordinary(self._enc, text)
         if len(ids) <= max_tokens:
             return text
         k = max(max_tokens, 0)

@@ -19,12 +19,14 @@ from budgetctx.unitizers._base import (
 from budgetctx.unitizers._cluster import ClusterUnitizer
 from budgetctx.unitizers._segment import Segment, segment_text
 from budgetctx.unitizers._sentence import SectionUnitizer, SentenceUnitizer
+from budgetctx.unitizers._turns import TurnUnitizer
 from budgetctx.unitizers._window import WindowUnitizer
 
 register_unitizer("sentence", SentenceUnitizer, aliases=("sent",))
 register_unitizer("section", SectionUnitizer, aliases=("sections",))
 register_unitizer("window", WindowUnitizer, aliases=("windows",))
 register_unitizer("cluster", ClusterUnitizer)
+register_unitizer("turn", TurnUnitizer, aliases=("turns", "dialogue"))
 
 __all__ = [
     "ClusterUnitizer",
@@ -32,6 +34,7 @@ __all__ = [
     "Segment",
     "Segmentation",
     "SentenceUnitizer",
+    "TurnUnitizer",
     "Unit",
     "Unitizer",
     "WindowUnitizer",

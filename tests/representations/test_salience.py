@@ -1,0 +1,71 @@
+"""No-query salience that filler cannot fool (issue 21)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from budgetctx import prepare
+from budgetctx.representations import get_representation
+from budgetctx.representations._salience import centroid_salience, filler_units
+
+MEETING = "\n".join(
+    [
+        "Barry Hughes: Thank you.",
+        "Ann Lee: The council approved the new bus route through the northern district.",
+        "Barry Hughes: No.",
+        "Ann Lee: Yeah.",
+        "Barry Hughes: The bus route needs two more drivers before the spring timetable.",
+        "Ann Lee: Thank you.",
+        "Barry Hughes: Okay.",
+        "Ann Lee: Funding for the drivers comes from the district transport budget.",
+        "Barry Hughes: Yeah.",
+    ]
+    * 2
+)
+
+
+def test_backchannels_are_not_the_most_salient_units_of_a_meeting() -> None:
+    doc = prepare(MEETING)
+    r = doc.features.relevance
+    top = doc.segmentation.units[int(np.argmax(r))].text
+    assert "bus" in top or "drivers" in top
+    short = [i for i, u in enumerate(doc.segmentation.units) if len(u.text.split()) <= 4]
+    assert short and np.all(r[short] == 0)
+
+
+def test_prose_keeps_plain_centroid_similarity() -> None:
+    text = "Chest pain. Troponin negative. Chest pain resolved. Discharged home."
+    doc = prepare(text)
+    X = get_representation("tfidf").encode([u.text for u in doc.segmentation.units]).X
+    c = np.asarray(X.mean(axis=0)).ravel()
+    expected = np.asarray(X @ c).ravel() / np.linalg.norm(c)
+    assert np.array_equal(doc.features.relevance, np.clip(expected, 0, None))
+    assert filler_units(text, [u.text for u in doc.segmentation.units]) is None
+
+
+def test_a_query_is_not_touched_by_the_filler_rule() -> None:
+    doc = prepare(MEETING, query="thank you")
+    texts = [u.text for u in doc.segmentation.units]
+    assert doc.relevance_source == "query"
+    assert max(doc.features.relevance[i] for i, t in enumerate(texts) if "Thank" in t) > 0
+
+
+def test_filler_rows_leave_the_centroid() -> None:
+    X = np.array([[1.0, 0.0], [1.0, 0.0], [0.6, 0.8]])
+    r = centroid_salience(X, filler=np.array([True, True, False]))
+    assert r.tolist() == [0.0, 0.0, 1.0]
+    # all filler: the rule is dropped rather than leaving nothing salient
+    assert np.allclose(centroid_salience(X, filler=np.ones(3, bool)), centroid_salience(X))
+
+
+def test_several_documents_apply_the_rule_to_the_dialogue_only() -> None:
+    from budgetctx import Document
+
+    note = "Chest pain began Monday. Troponin negative. Discharged home."
+    doc = prepare([Document(note, id="note"), Document(MEETING, id="meeting")])
+    units = doc.local_units
+    r = doc.features.relevance
+    n_note = len(prepare(note).segmentation.units)
+    assert np.all(r[:n_note] > 0)  # prose keeps its centroid similarity
+    yeah = [i for i, u in enumerate(units) if i >= n_note and u.text.endswith("Yeah.")]
+    assert yeah and np.all(r[yeah] == 0)
