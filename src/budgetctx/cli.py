@@ -700,7 +700,8 @@ def route_eval_cmd(
 
         result = lodo_route_eval(
             json.loads(run.read_text(encoding="utf-8")),
-            candidates=tuple(split_selector_specs(selectors)),
+            # A peer-grid result has no run rows to follow: the paper's three by default.
+            candidates=tuple(split_selector_specs(selectors or "lead,mmr,rcd")),
             out_dir=out,
         )
         typer.echo(result.markdown)

@@ -149,7 +149,7 @@ def _locked_run(
 ) -> BatchSummary:
     text_field, id_field = settings["text_field"], settings["id_field"]
     jpath = journal_path(target)
-    if overwrite is True:
+    if settings["overwrite"] is True:
         # Only the output and the journal this batch would have written (SQLite's WAL and
         # shared-memory files included), never anything else in the folder.
         for stale in (target, jpath, *(jpath.with_name(jpath.name + s) for s in ("-wal", "-shm"))):
