@@ -212,11 +212,15 @@ def chat() -> list[dict[str, Any]]:
 
 def spans_map(fit: FittedMessages, original: list[dict[str, Any]], separator: str) -> None:
     """Every kept span maps into the original text, and the spans (in document order) joined
-    by the separator rebuild the new text, unless the text was kept whole and verbatim."""
+    by the separator rebuild the new text, unless the text was kept whole and verbatim.
+    JSON texts are condensed as JSON (no spans); the history may have dropped messages."""
+    out = dict(zip(fit.sources, fit.messages, strict=True))
     for p in fit.compressed:
+        if p.structure == "json":
+            continue
         source = original[p.index]["content"]
         text = source if p.part is None else source[p.part]["text"]
-        new = fit.messages[p.index]["content"]
+        new = out[p.index]["content"]
         new_text = new if p.part is None else new[p.part]["text"]
         spans = sorted(span for u in p.units for span in u.spans)
         assert all(0 <= a <= b <= len(text) for a, b in spans)
@@ -353,7 +357,7 @@ def test_no_room_for_any_unit_empties_the_condensed_text() -> None:
     floor = count_message_tokens(
         [{**m, "content": ""} if i in (1, 3) else m for i, m in enumerate(msgs)], tokenizer=tok
     )
-    fit = fit_messages(msgs, floor, tokenizer=tok, compress=[1, 3])
+    fit = fit_messages(msgs, floor, tokenizer=tok, compress=[1, 3], history="keep")
     assert fit.prompt_tokens == floor
     assert fit.messages[1]["content"] == fit.messages[3]["content"] == ""
     assert all(p.units == () and p.tokens_after == 1 for p in fit.compressed)
@@ -484,12 +488,16 @@ def test_budget_contract_property(
     assert fit.prompt_tokens == count_message_tokens(list(fit.messages), tokenizer=tokenizer)
     assert fit.prompt_tokens <= budget - reserve
     last_user = max(i for i, m in enumerate(msgs) if m["role"] == "user")
-    assert fit.messages[last_user] == msgs[last_user]
+    out = dict(zip(fit.sources, fit.messages, strict=True))
+    assert out[last_user] == msgs[last_user]
     for i, m in enumerate(msgs):
+        if i in fit.dropped:
+            assert m["role"] != "system"
+            continue
         if m["role"] in ("system", "assistant"):
-            assert fit.messages[i] == m
+            assert out[i] == m
         if not isinstance(m["content"], str):
-            assert fit.messages[i]["content"][1] == m["content"][1]  # the image
+            assert out[i]["content"][1] == m["content"][1]  # the image
     assert {p.index for p in fit.compressed} <= {
         i for i, m in enumerate(msgs) if m["role"] in ("user", "tool") and i != last_user
     }

@@ -41,6 +41,8 @@ PUBLIC = [
     "Unitizer",
     "UnknownComponentError",
     "__version__",
+    "abuild_context",
+    "afit_messages",
     "build_context",
     "build_contexts",
     "count_message_tokens",

@@ -8,6 +8,7 @@ True
 
 from __future__ import annotations
 
+from budgetctx._async import abuild_context, afit_messages
 from budgetctx._documents import Document
 from budgetctx._errors import (
     BudgetCtxError,
@@ -73,6 +74,8 @@ __all__ = [
     "Unitizer",
     "UnknownComponentError",
     "__version__",
+    "abuild_context",
+    "afit_messages",
     "build_context",
     "build_contexts",
     "count_message_tokens",

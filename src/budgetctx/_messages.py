@@ -27,10 +27,12 @@ import copy
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from budgetctx._errors import InputError, InvalidParameterError, UnknownComponentError
+from budgetctx._history import HistoryPlan, dropped_note, fit_dropping, plan_history
+from budgetctx._json_units import condense_json, json_floor, parse_json_text
 from budgetctx._pins import Pin
 from budgetctx._validation import (
     Boolean,
@@ -38,17 +40,18 @@ from budgetctx._validation import (
     InstanceOf,
     Interval,
     NoneOr,
+    OneOf,
     Predicate,
     check,
     short_repr,
 )
-from budgetctx.context import SelectedUnit
+from budgetctx.context import Context, SelectedUnit
 from budgetctx.pipeline import _CONSTRAINTS as _PIPELINE_RULES
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context, validate_text
 from budgetctx.representations import Representation
 from budgetctx.router import Router
 from budgetctx.selectors import Selector
-from budgetctx.tokenizers import Tokenizer, get_tokenizer
+from budgetctx.tokenizers import Tokenizer, get_tokenizer, is_exact
 from budgetctx.unitizers import Unitizer
 
 __all__ = [
@@ -133,6 +136,10 @@ class MessageProvenance:
     tokens_after: int
     units: tuple[SelectedUnit, ...]
     selector: str
+    #: "text" (sentences selected, ``units`` hold their spans) or "json" (condensed as JSON:
+    #: whole array items and object members kept, ``omitted`` says what was left out)
+    structure: str = "text"
+    omitted: str = ""
 
     @property
     def tokens_saved(self) -> int:
@@ -169,10 +176,22 @@ class FittedMessages:
     notes: tuple[str, ...] = ()
     #: the relevance query the selection used (None: the centroid of the condensed texts)
     query: str | None = None
+    #: input indices of the messages dropped whole by the history strategy (oldest turns);
+    #: ``messages`` are the others, in order, and provenance indices are the input's
+    dropped: tuple[int, ...] = ()
+    #: False when the tokenizer is an estimate (a model family without a public tokenizer,
+    #: e.g. Claude): the counts are then an upper bound by assumption, not the billed figure
+    exact: bool = True
 
     @property
     def tokens_saved(self) -> int:
         return self.prompt_tokens_before - self.prompt_tokens
+
+    @property
+    def sources(self) -> tuple[int, ...]:
+        """The input index of each message of ``messages``."""
+        gone = set(self.dropped)
+        return tuple(i for i in range(len(self.messages) + len(gone)) if i not in gone)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -187,6 +206,8 @@ class FittedMessages:
             "compressed": [p.to_dict() for p in self.compressed],
             "notes": list(self.notes),
             "query": self.query,
+            "dropped": list(self.dropped),
+            "exact": self.exact,
         }
 
 
@@ -224,6 +245,12 @@ _CONSTRAINTS: dict[str, Constraint] = {
         "'auto', None or a query str",
         fix="'auto' uses the last user message; None the centroid of the condensed text.",
     ),
+    "history": OneOf(
+        ("auto", "keep"),
+        fix="'auto' drops the oldest turns when condensing alone cannot fit them; 'keep' never "
+        "drops a message.",
+    ),
+    "keep_turns": Interval(int, 1, None, fix="e.g. keep_turns=2 to never drop the last 2 turns."),
 }
 
 
@@ -489,6 +516,14 @@ def _choose(
         wanted = [m.index for m in parsed if compress(m.index, messages[m.index])]
     else:
         wanted = list(compress)
+    return _check_compress(parsed, wanted, keep_system=keep_system, keep_last_user=keep_last_user)
+
+
+def _check_compress(
+    parsed: Sequence[_Message], wanted: Sequence[int], *, keep_system: bool, keep_last_user: bool
+) -> list[int]:
+    """The named indices, each checked to exist and to be condensable."""
+    last_user = _last_user(parsed)
     for i in wanted:
         if not -len(parsed) <= i < len(parsed):
             raise InvalidParameterError(
@@ -539,6 +574,91 @@ def _with_texts(
     return out
 
 
+def _plan_history(
+    parsed: Sequence[_Message],
+    messages: Sequence[Mapping[str, Any]],
+    tok: Tokenizer,
+    limit: int,
+    keep_turns: int,
+    keep_system: bool,
+    keep_last_user: bool,
+) -> HistoryPlan:
+    """The history plan, from each message's floor (its condensable texts emptied) and the
+    verbatim cost of those texts, as ``compress="auto"`` would choose them."""
+    last_user = _last_user(parsed)
+    roles = _AUTO_ROLES + (() if keep_system else _SYSTEM_ROLES)
+    empty = tok.count("")
+    floors: list[int] = []
+    condensable: list[int] = []
+    for m in parsed:
+        if m.role in roles and not _allowed(m, last_user, keep_system, keep_last_user):
+            texts = [t for t in m.texts if t.text.strip()]
+            cond = sum(t.tokens for t in texts)
+            floors.append(m.tokens - cond + empty * len(texts))
+            condensable.append(cond)
+        else:
+            floors.append(m.tokens)
+            condensable.append(0)
+    return plan_history(
+        messages,
+        floors,
+        condensable,
+        limit=limit,
+        keep_turns=keep_turns,
+        overhead=TOKENS_REPLY_PRIMING,
+    )
+
+
+def _kept_compress(
+    compress: CompressSpec, to_input: Callable[[int], int], n_kept: int, n_input: int
+) -> CompressSpec:
+    """``compress`` for the messages left after the history dropped some: its indices (input
+    positions) mapped to kept positions, those of dropped messages left out."""
+    if isinstance(compress, str):
+        return compress
+    if callable(compress):
+        return lambda i, m: bool(compress(to_input(i), m))
+    position = {to_input(k): k for k in range(n_kept)}
+    return [
+        position[i % n_input]
+        for i in compress
+        if -n_input <= i < n_input and i % n_input in position
+    ]
+
+
+def _condense(
+    texts: Sequence[_Text],
+    values: Sequence[Any],
+    room: int,
+    select: Callable[[list[str], int], Context],
+    count: Callable[[str], int],
+) -> tuple[list[str], Context | None, list[str]]:
+    """Each text condensed within ``room`` tokens in all: JSON texts (``values`` not None) as
+    JSON, each with its share of the room by verbatim size; the others by one selection
+    over all of them, with the rest of the room. Also: the selection, and what each JSON text
+    left out."""
+    total = sum(t.tokens for t in texts) or 1
+    kept = [t.text for t in texts]
+    omitted = [""] * len(texts)
+    left = room
+    for k, (t, value) in enumerate(zip(texts, values, strict=True)):
+        if value is not None:
+            share = room * t.tokens // total
+            kept[k], omitted[k] = condense_json(t.text, share, count)
+            left -= min(share, count(kept[k]))
+    plain = [k for k, v in enumerate(values) if v is None]
+    ctx = None
+    if plain:
+        if left >= 1:
+            ctx = select([texts[k].text for k in plain], left)
+            for k, doc in zip(plain, ctx.documents, strict=True):
+                kept[k] = doc.text
+        else:
+            for k in plain:
+                kept[k] = ""
+    return kept, ctx, omitted
+
+
 def fit_messages(
     messages: Sequence[Mapping[str, Any]],
     budget: int,
@@ -560,6 +680,8 @@ def fit_messages(
     truncate: bool = False,
     selector_options: Mapping[str, Any] | None = None,
     unitizer_options: Mapping[str, Any] | None = None,
+    history: Literal["auto", "keep"] = "auto",
+    keep_turns: int = 1,
 ) -> FittedMessages:
     """Condense chat ``messages`` so that their prompt tokens are ``<= budget - reserve``.
 
@@ -582,6 +704,16 @@ def fit_messages(
       anything after it); None uses the centroid of the condensed text; a str is the query.
     - ``pin`` and ``on_pin_overflow`` are ``build_context``'s; a unit id counts the units of
       the condensed texts in message order.
+    - ``history="auto"``: a turn starts at a user message and holds the answer, tool calls
+      and tool results after it. The last ``keep_turns`` turns and every system message are
+      never dropped; older turns are dropped whole, oldest first, until the rest fits by
+      condensing the kept text at most 4 times (``budgetctx._history``). A tool call is never
+      parted from its result, and the kept history starts on a user message.
+      ``result.dropped`` lists the dropped input indices. ``history="keep"`` drops nothing.
+    - A condensed text that is a JSON object or array stays valid JSON: whole array items and
+      object members are kept, and what was left out is said inside it
+      (``budgetctx._json_units``). With the default ``unitizer="sentence"``, Markdown code
+      blocks and tables are units of their own, never cut inside.
 
     BPE counts are not additive, so the result is recounted; if it is over, the content
     budget shrinks by the overshoot and the selection runs again (a few rounds at most, then
@@ -609,6 +741,8 @@ def fit_messages(
         keep_last_user=keep_last_user,
         compress=compress,
         query=query,
+        history=history,
+        keep_turns=keep_turns,
     )
     build = _build_options(
         selector=selector,
@@ -637,6 +771,7 @@ def fit_messages(
         "budget": budget,
         "reserve": reserve,
         "tokenizer": tok.name,
+        "exact": is_exact(tok),
     }
     if before <= limit:
         return FittedMessages(
@@ -645,6 +780,55 @@ def fit_messages(
             notes=(f"the messages fit ({before} <= {limit} tokens): sent unchanged",),
             **common,
         )
+    if history == "auto":
+        if not isinstance(compress, str) and not callable(compress):
+            # Checked here too: the messages left after dropping may fit without condensing,
+            # and a bad index must fail all the same.
+            _check_compress(
+                parsed, list(compress), keep_system=keep_system, keep_last_user=keep_last_user
+            )
+        plan = _plan_history(parsed, messages, tok, limit, keep_turns, keep_system, keep_last_user)
+        if plan.droppable:
+
+            def fit_kept(
+                kept: list[Mapping[str, Any]], to_input: Callable[[int], int]
+            ) -> FittedMessages:
+                return fit_messages(
+                    kept,
+                    budget,
+                    tokenizer=tok,
+                    compress=_kept_compress(compress, to_input, len(kept), len(messages)),
+                    reserve=reserve,
+                    query=query,
+                    selector=selector,
+                    unitizer=unitizer,
+                    representation=representation,
+                    pin=pin,
+                    on_pin_overflow=on_pin_overflow,
+                    image_tokens=image_tokens,
+                    keep_system=keep_system,
+                    keep_last_user=keep_last_user,
+                    separator=separator,
+                    truncate=truncate,
+                    selector_options=selector_options,
+                    unitizer_options=unitizer_options,
+                    history="keep",
+                )
+
+            result, kept_at, drop = fit_dropping(messages, plan, fit_kept)
+            if drop == 0:
+                return result
+            gone = set(kept_at)
+            dropped = tuple(i for i in range(len(messages)) if i not in gone)
+            # "the messages fit: sent unchanged" is about the kept ones: not what happened
+            later = [n for n in result.notes if not n.startswith("the messages fit")]
+            return replace(
+                result,
+                compressed=tuple(replace(c, index=kept_at[c.index]) for c in result.compressed),
+                dropped=dropped,
+                prompt_tokens_before=before,
+                notes=(dropped_note(drop, len(dropped)), *later),
+            )
     chosen = _choose(
         parsed,
         messages,
@@ -661,8 +845,11 @@ def fit_messages(
         out = _with_texts(messages, targets, kept)
         return out, _total(_parse(out, tok, image_cost))
 
-    # The floor: every condensed text emptied, counted as such (a tokenizer may count "" > 0).
-    empty = [""] * len(targets)
+    # JSON texts are condensed as JSON, so that an agent can still parse them.
+    values = [parse_json_text(t.text) for _, t in targets]
+    # The floor: every condensed text emptied (a JSON text to "{}" or "[]"), counted as such
+    # (a tokenizer may count "" > 0).
+    empty = ["" if v is None else json_floor(v) for v in values]
     out, fixed = recount(empty)
     if fixed > limit:
         kept_names = ", ".join(str(m.index) for m in parsed if m.index not in chosen)
@@ -685,21 +872,31 @@ def fit_messages(
     notes: list[str] = []
     # What the condensed texts may cost, counted as they are counted in the messages.
     content_budget = limit - (before - sum(t.tokens for _, t in targets))
+    if build["unitizer"] == "sentence":
+        build["unitizer"] = "blocks"  # sentences, but code blocks and tables whole
     kept, total, ctx = empty, fixed, None
+    omitted = [""] * len(targets)
+    ran = False
     for _ in range(_MAX_ROUNDS):
         if content_budget < 1:
             break
-        ctx = build_context(
-            [t.text for _, t in targets],
+        kept, ctx, omitted = _condense(
+            [t for _, t in targets],
+            values,
             content_budget,
-            tokenizer=tok,
-            query=q,
-            pin=pin,
-            document_header=None,
-            document_separator="",
-            **build,
+            lambda texts, room: build_context(
+                texts,
+                room,
+                tokenizer=tok,
+                query=q,
+                pin=pin,
+                document_header=None,
+                document_separator="",
+                **build,
+            ),
+            tok.count,
         )
-        kept = [d.text for d in ctx.documents]
+        ran = True
         out, total = recount(kept)
         if total <= limit:
             break
@@ -710,10 +907,11 @@ def fit_messages(
             f"{content_budget - (total - limit)}"
         )
         content_budget -= total - limit
-    if total > limit or ctx is None:
-        kept, ctx = empty, None
+    if total > limit or not ran:
+        kept, ctx, omitted = empty, None, [""] * len(targets)
         out, total = recount(kept)  # == fixed <= limit, as checked above
         notes.append("no room left for the condensed messages: their text was emptied")
+    plain = [k for k, v in enumerate(values) if v is None]
     provenance = tuple(
         MessageProvenance(
             index=i,
@@ -721,8 +919,20 @@ def fit_messages(
             role=parsed[i].role,
             tokens_before=t.tokens,
             tokens_after=tok.count(text),
-            units=tuple(u for u in ctx.units if u.document == k) if ctx is not None else (),
-            selector=ctx.selector if ctx is not None else "none",
+            units=(
+                tuple(u for u in ctx.units if u.document == plain.index(k))
+                if ctx is not None and values[k] is None
+                else ()
+            ),
+            selector=(
+                "json"
+                if values[k] is not None and ran
+                else ctx.selector
+                if ctx is not None
+                else "none"
+            ),
+            structure="text" if values[k] is None else "json",
+            omitted=omitted[k],
         )
         for k, ((i, t), text) in enumerate(zip(targets, kept, strict=True))
     )

@@ -1,15 +1,17 @@
 """A real loopback upstream for the proxy tests: FastAPI on uvicorn, in a thread.
 
-It answers OpenAI's ``POST /v1/chat/completions`` and ``POST /v1/responses`` and Azure's
-``POST /openai/deployments/{name}/chat/completions``, checks that every prompt it receives is
-within ``max_prompt_tokens`` counted by the OpenAI cookbook formula with the o200k_base
-tokenizer (written out here, independently of the library's ``count_message_tokens``), and
-answers 400 when it is not. ``faults`` scripts the next answers: ``"429"``, ``"500"``,
-``"slow"`` (sleeps past the proxy's timeout), ``"malformed"`` (200 with a body that is not
-JSON), ``"drop_early"`` / ``"drop_late"`` (a stream that breaks before / after its first
-event), ``"gated"`` (a stream that sends one event and waits for ``gate`` before the rest;
-``gate_opened`` records whether the gate was opened in time, i.e. whether the client saw the
-first event while the upstream was still holding the rest).
+It answers OpenAI's ``POST /v1/chat/completions`` and ``POST /v1/responses``, Anthropic's
+``POST /v1/messages`` (its prompt counted as the o200k_base tokens of every text in it, a lower
+bound of the proxy's estimate) and Azure's ``POST
+/openai/deployments/{name}/chat/completions``, checks that every prompt it receives is within
+``max_prompt_tokens`` counted by the OpenAI cookbook formula with the o200k_base tokenizer
+(written out here, independently of the library's ``count_message_tokens``), and answers 400
+when it is not. ``faults`` scripts the next answers: ``"429"``, ``"500"``, ``"slow"`` (sleeps
+past the proxy's timeout), ``"malformed"`` (200 with a body that is not JSON), ``"drop_early"``
+/ ``"drop_late"`` (a stream that breaks before / after its first event), ``"gated"`` (a stream
+that sends one event and waits for ``gate`` before the rest; ``gate_opened`` records whether
+the gate was opened in time, i.e. whether the client saw the first event while the upstream was
+still holding the rest).
 """
 
 from __future__ import annotations
@@ -29,7 +31,15 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from budgetctx import get_tokenizer
 
-__all__ = ["REPLY_WORDS", "Received", "Upstream", "cookbook_count", "free_port", "responses_count"]
+__all__ = [
+    "REPLY_WORDS",
+    "Received",
+    "Upstream",
+    "anthropic_text_tokens",
+    "cookbook_count",
+    "free_port",
+    "responses_count",
+]
 
 REPLY_WORDS = ("The", " patient", " is", " stable", ".")
 
@@ -69,6 +79,30 @@ def responses_count(body: dict[str, Any]) -> int:
     return total
 
 
+def anthropic_text_tokens(body: dict[str, Any]) -> int:
+    """The o200k_base tokens of every text of a Messages body: system, text blocks, tool
+    results (strings or text blocks) and tool_use inputs (as JSON)."""
+    tok = get_tokenizer("o200k_base")
+
+    def texts(content: Any) -> list[str]:
+        if isinstance(content, str):
+            return [content]
+        out: list[str] = []
+        for block in content or []:
+            if block["type"] == "text":
+                out.append(block["text"])
+            elif block["type"] == "tool_result":
+                out.extend(texts(block.get("content", "")))
+            elif block["type"] == "tool_use":
+                out.append(json.dumps(block["input"]))
+        return out
+
+    all_texts = texts(body.get("system"))
+    for message in body["messages"]:
+        all_texts.extend(texts(message["content"]))
+    return sum(tok.count(t) for t in all_texts)
+
+
 @dataclass
 class Received:
     path: str
@@ -98,6 +132,8 @@ class Upstream:
         return f"http://127.0.0.1:{self.port}"
 
     def __enter__(self) -> Upstream:
+        # Build the counter before serving: its first load can outlast the proxy's timeout.
+        get_tokenizer("o200k_base").count("warm")
         config = uvicorn.Config(
             self._app(), host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"
         )
@@ -122,7 +158,11 @@ class Upstream:
         async def handle(request: Request) -> Response:
             body = await request.json()
             responses = request.url.path.endswith("/responses")
-            count = responses_count(body) if responses else cookbook_count(body["messages"])
+            anthropic = request.url.path.endswith("/messages")
+            if anthropic:
+                count = anthropic_text_tokens(body)
+            else:
+                count = responses_count(body) if responses else cookbook_count(body["messages"])
             self.received.append(
                 Received(request.url.path, request.url.query, dict(request.headers), body, count)
             )
@@ -144,11 +184,21 @@ class Upstream:
             if fault == "malformed":
                 return Response(b'{"id": "x", "choices": [', media_type="application/json")
             if body.get("stream"):
-                return StreamingResponse(self._events(body, fault), media_type="text/event-stream")
+                events = (
+                    _anthropic_events(body, count)
+                    if anthropic
+                    else _response_events(body, count)
+                    if responses
+                    else self._events(body, fault)
+                )
+                return StreamingResponse(events, media_type="text/event-stream")
+            if anthropic:
+                return JSONResponse(_message(body, count))
             return JSONResponse((_response if responses else _completion)(body, count))
 
         app.post("/v1/chat/completions")(handle)
         app.post("/v1/responses")(handle)
+        app.post("/v1/messages")(handle)
         app.post("/openai/deployments/{name}/chat/completions")(handle)
         return app
 
@@ -216,3 +266,69 @@ def _response(body: dict[str, Any], prompt_tokens: int) -> dict[str, Any]:
             "total_tokens": prompt_tokens + len(REPLY_WORDS),
         },
     }
+
+
+def _sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def _message(body: dict[str, Any], prompt_tokens: int) -> dict[str, Any]:
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": [{"type": "text", "text": "".join(REPLY_WORDS)}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": prompt_tokens, "output_tokens": len(REPLY_WORDS)},
+    }
+
+
+async def _anthropic_events(body: dict[str, Any], prompt_tokens: int) -> Any:
+    start = {**_message(body, prompt_tokens), "content": [], "stop_reason": None}
+    yield _sse("message_start", {"type": "message_start", "message": start})
+    block = {"type": "text", "text": ""}
+    yield _sse(
+        "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
+    )
+    for word in REPLY_WORDS:
+        delta = {"type": "text_delta", "text": word}
+        yield _sse(
+            "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
+        )
+    yield _sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+    yield _sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": len(REPLY_WORDS)},
+        },
+    )
+    yield _sse("message_stop", {"type": "message_stop"})
+
+
+async def _response_events(body: dict[str, Any], prompt_tokens: int) -> Any:
+    done = _response(body, prompt_tokens)
+    created = {**done, "status": "in_progress", "output": [], "usage": None}
+    n = 0
+    yield _sse(
+        "response.created", {"type": "response.created", "response": created, "sequence_number": n}
+    )
+    for word in REPLY_WORDS:
+        n += 1
+        delta = {
+            "type": "response.output_text.delta",
+            "item_id": "msg_test",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": word,
+            "logprobs": [],
+            "sequence_number": n,
+        }
+        yield _sse("response.output_text.delta", delta)
+    n += 1
+    yield _sse(
+        "response.completed", {"type": "response.completed", "response": done, "sequence_number": n}
+    )

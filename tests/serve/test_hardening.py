@@ -404,13 +404,16 @@ def test_a_selection_past_its_timeout_in_a_worker_process_is_stopped() -> None:
 
     from budgetctx.data import sample_note
 
-    config = _config(selection_processes=1, limits=Limits(selection_timeout_s=3.0))
+    # The lifespan waits for the pool's warm-up, so the whole timeout belongs to the request:
+    # a ~270k-token document takes far longer than 0.2 s on any machine, however fast
+    # preparation becomes (at 3 s with a 80k-token document the test depended on the speed).
+    config = _config(selection_processes=1, limits=Limits(selection_timeout_s=0.2))
     app = create_app(config)
     with TestClient(app) as c:
         state = app.state.budgetctx
         old_pool = state.pool
         old = [p.pid for p in old_pool._processes.values()]
-        body = {"text": sample_note() * 60, "budget": 400, "selector": "facility"}
+        body = {"text": sample_note() * 200, "budget": 400, "selector": "facility"}
         assert c.post("/v1/context", json=body).status_code == 503
         gone = False
         for _ in range(50):

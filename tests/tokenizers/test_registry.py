@@ -18,7 +18,16 @@ from budgetctx.tokenizers import (
 
 
 def test_list_tokenizers() -> None:
-    assert list_tokenizers() == ["cl100k_base", "hf", "o200k_base", "words"]
+    assert list_tokenizers() == [
+        "cl100k_base",
+        "claude",
+        "gemini",
+        "hf",
+        "llama3",
+        "o200k_base",
+        "qwen3",
+        "words",
+    ]
     assert budgetctx.list_tokenizers() == list_tokenizers()
 
 

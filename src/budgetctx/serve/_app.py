@@ -1,22 +1,25 @@
 """``create_app``: the HTTP API and the OpenAI-compatible proxy, on FastAPI.
 
 Routes: ``POST /v1/context`` (one document or a list), ``POST /v1/contexts`` (a batch),
-``POST /v1/chat/completions`` and ``POST /v1/responses`` (count, condense over budget,
-forward), ``GET /v1/provenance/{id}``, ``GET /healthz``, ``GET /metrics`` and ``GET /`` (the
-viewer page).
+``POST /v1/chat/completions``, ``POST /v1/responses`` and ``POST /v1/messages`` (Anthropic)
+(count, condense over budget, forward), ``GET /v1/provenance/{id}``, ``GET /healthz``,
+``GET /metrics`` and ``GET /`` (the viewer page).
 Selection runs in a worker thread under the configured timeout, so the event loop keeps
 serving other requests while one document is being condensed.
 
 >>> from budgetctx.serve import ServeConfig, create_app
 >>> app = create_app(ServeConfig(provenance_size=0))
->>> sorted(r.path for r in app.routes if r.path.startswith("/v1/"))
-['/v1/chat/completions', '/v1/context', '/v1/contexts', '/v1/provenance/{id}', '/v1/responses']
+>>> paths = sorted({r.path for r in app.routes if r.path.startswith("/v1/")})
+>>> paths  # doctest: +NORMALIZE_WHITESPACE
+['/v1/chat/completions', '/v1/context', '/v1/contexts', '/v1/messages',
+ '/v1/provenance/{id}', '/v1/responses']
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import multiprocessing
 import os
 import time
@@ -37,14 +40,17 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from budgetctx import BudgetCtxError, FittedMessages, __version__
+from budgetctx.serve._anthropic import IMAGE_TOKENS, place_breakpoint, to_chat
+from budgetctx.serve._anthropic import apply_fitted as apply_anthropic
 from budgetctx.serve._config import ServeConfig
+from budgetctx.serve._conversations import ConversationCache, stable_fit_job
 from budgetctx.serve._jobs import (
     Outcome,
     call,
     context_job,
     contexts_job,
-    fit_job,
     init_worker,
+    load_tokenizer,
     warm_job,
 )
 from budgetctx.serve._limits import SelectionSlots, Ticket, read_json
@@ -57,6 +63,8 @@ from budgetctx.serve._proxy import Upstream
 from budgetctx.serve._requests import ContextRequest, parse_context_request
 from budgetctx.serve._responses import apply_fitted, to_messages
 from budgetctx.serve._security import Guard, Policy, ProvenanceOwners
+from budgetctx.serve._store import SqliteProvenanceStore
+from budgetctx.tokenizers import is_exact
 
 __all__ = ["create_app"]
 
@@ -70,6 +78,7 @@ _ROUTES = (
     "/v1/contexts",
     "/v1/chat/completions",
     "/v1/responses",
+    "/v1/messages",
 )
 _BUDGET_HEADER = "x-budgetctx-budget"
 
@@ -83,8 +92,18 @@ class _State:
         self.slots = SelectionSlots(config.limits.max_selections)
         self.owners = ProvenanceOwners(config.provenance_size)
         self.resolver = Resolver(config)
-        self.store = ProvenanceStore(size=config.provenance_size)
+        self.store: ProvenanceStore | SqliteProvenanceStore
+        if config.provenance_path is not None and config.provenance_size > 0:
+            self.store = SqliteProvenanceStore(
+                config.provenance_path,
+                retention_s=config.provenance_retention_s,
+                max_records=config.provenance_size,
+                keep_text=config.provenance_keep_text,
+            )
+        else:
+            self.store = ProvenanceStore(size=config.provenance_size)
         self.metrics = Metrics()
+        self.conversations = ConversationCache(size=config.conversations_size)
         self.upstream = Upstream(config.upstream) if config.upstream is not None else None
         self.pool: ProcessPoolExecutor | None = None
         self._warming: asyncio.Future[None] | None = None
@@ -327,7 +346,7 @@ def create_app(config: ServeConfig | None = None, *, bound_host: str | None = No
         message = (
             f"{exc.detail}: {request.method} {request.url.path[:80]}. The routes are "
             "POST /v1/context, POST /v1/contexts, POST /v1/chat/completions, POST /v1/responses, "
-            "GET /v1/provenance/{id}, GET /healthz, GET /metrics and GET /."
+            "POST /v1/messages, GET /v1/provenance/{id}, GET /healthz, GET /metrics and GET /."
         )
         return await _api_error(request, ApiError(exc.status_code, message, kind="no_route"))
 
@@ -371,6 +390,19 @@ def create_app(config: ServeConfig | None = None, *, bound_host: str | None = No
                 kind="provenance_missing",
             )
         return JSONResponse(record)
+
+    @app.delete("/v1/provenance/{id}")
+    async def delete_provenance(id: str) -> Response:
+        # As for reading: only its creator may delete a record (with keys on).
+        if not state.owners.may_read(id) or not state.store.delete(id):
+            raise ApiError(
+                404,
+                "No provenance record with this id (already deleted, expired or never "
+                "existed); nothing to delete.",
+                parameter="id",
+                kind="provenance_missing",
+            )
+        return Response(status_code=204)
 
     @app.post("/v1/context")
     async def context(request: Request) -> JSONResponse:
@@ -434,6 +466,10 @@ def create_app(config: ServeConfig | None = None, *, bound_host: str | None = No
     async def responses(request: Request) -> Response:
         return await _forward(state, request, "responses")
 
+    @app.post("/v1/messages")
+    async def anthropic_messages(request: Request) -> Response:
+        return await _forward(state, request, "messages")
+
     return app
 
 
@@ -459,24 +495,54 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
     budget = _budget(request.headers.get(_BUDGET_HEADER), target)
     endpoint = api.replace("/", ".")
     view = to_messages(body) if api == "responses" else None
-    messages = body.get("messages") if view is None else view.messages
-    before, fitted = await state.run(
-        fit_job, messages, budget, target.tokenizer, target.reserve, target.selector
+    chat = to_chat(body) if api == "messages" else None
+    messages = (
+        view.messages if view is not None else chat.messages if chat is not None else None
+    ) or body.get("messages")
+    tools = body.get("tools")
+    # tool definitions count as their JSON text (an estimate: no provider publishes the rule)
+    tools_json = json.dumps(tools, ensure_ascii=False) if tools else None
+    # cache-stable condensing: the conversation's last fit, reused as the prefix while it fits
+    conversation = None
+    if state.conversations.size > 0 and isinstance(messages, list):
+        conversation = state.conversations.key(target.name, budget, messages)
+    before, fitted, remember = await state.run(
+        stable_fit_job,
+        messages,
+        budget,
+        target.tokenizer,
+        target.reserve,
+        target.selector,
+        tools_json,
+        IMAGE_TOKENS if chat is not None else None,
+        None if conversation is None else state.conversations.get(conversation),
     )
-    headers = {"x-budgetctx-tokens-before": str(before)}
+    if conversation is not None and remember is not None:
+        state.conversations.put(conversation, remember)
+    headers = {
+        "x-budgetctx-tokens-before": str(before),
+        "x-budgetctx-count": "exact" if _exact(target.tokenizer) else "estimate",
+    }
     payload = body
     if fitted is None:
         after, selector = before, "none"
     else:
-        if view is None:
-            payload = {**body, "messages": list(fitted.messages)}
-        else:
+        if view is not None:
             payload = apply_fitted(body, view, fitted)
-        after, selector = fitted.prompt_tokens, _selector_of(fitted)
+        elif chat is not None:
+            payload = apply_anthropic(body, chat, fitted)
+        else:
+            payload = {**body, "messages": list(fitted.messages)}
+        after = before - fitted.prompt_tokens_before + fitted.prompt_tokens
+        selector = _selector_of(fitted)
+        reused = bool(fitted.notes) and fitted.notes[0].startswith("stable prefix")
+        headers["x-budgetctx-prefix"] = "reused" if reused else "new"
         pid = state.store.put({"endpoint": endpoint, **fitted.to_dict()})
         state.owners.claim(pid)
         if pid is not None:
             headers["x-budgetctx-provenance-id"] = pid
+    if chat is not None and state.config.anthropic_cache_breakpoint:
+        payload = place_breakpoint(payload)
     headers["x-budgetctx-tokens-after"] = str(after)
     headers["x-budgetctx-selector"] = selector
     state.metrics.tokens(endpoint=endpoint, before=before, after=after)
@@ -542,6 +608,10 @@ def _budget(header: str | None, target: ModelTarget) -> int | None:
         )
     value = int(digits)
     return value if target.budget is None else min(value, target.budget)
+
+
+def _exact(tokenizer: str) -> bool:
+    return is_exact(load_tokenizer(tokenizer))
 
 
 def _selector_of(fitted: FittedMessages) -> str:

@@ -187,7 +187,15 @@ class ServeConfig:
     to the library (``None``: such a model gets a 400). ``provenance_size`` is how many
     provenance records are held in memory (0: none are kept). ``selection_processes``: how
     many worker processes condense (0: threads of the server process, which share one core's
-    worth of Python; N uses N cores).
+    worth of Python; N uses N cores). ``provenance_path``: a SQLite file that keeps the
+    records across restarts and replicas instead (offsets and counts, no text unless
+    ``provenance_keep_text``; created 0600; records older than ``provenance_retention_s``
+    seconds are deleted, and beyond ``provenance_size`` the oldest). ``conversations_size``:
+    how many conversations' last fits are held in memory so that the next request of each
+    reuses it byte for byte as its prefix while it fits (prompt caches stay warm; 0: off).
+    ``anthropic_cache_breakpoint``: on ``/v1/messages``, put an ephemeral ``cache_control``
+    breakpoint on the last block when the client placed none (cache writes cost more; off by
+    default, and a client's own breakpoints are always passed through untouched).
     """
 
     upstream: UpstreamConfig | None = None
@@ -198,6 +206,11 @@ class ServeConfig:
     limits: Limits = field(default_factory=Limits)
     provenance_size: int = 1000
     selection_processes: int = 0
+    provenance_path: str | None = None
+    provenance_retention_s: float = 7 * 24 * 3600.0
+    provenance_keep_text: bool = False
+    conversations_size: int = 1000
+    anthropic_cache_breakpoint: bool = False
     security: SecurityConfig = field(default_factory=SecurityConfig)
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
@@ -214,6 +227,15 @@ class ServeConfig:
         "provenance_size": Interval(int, 0, None, fix="0 keeps no provenance; e.g. 1000."),
         "selection_processes": Interval(
             int, 0, None, fix="0 selects in threads of the server; e.g. the number of cores."
+        ),
+        "provenance_path": NoneOr(
+            InstanceOf(str, "a str"), fix="e.g. '/var/lib/budgetctx/provenance.sqlite3'."
+        ),
+        "provenance_retention_s": Interval(float, 0, None, fix="e.g. 604800 (7 days)."),
+        "provenance_keep_text": Boolean(),
+        "anthropic_cache_breakpoint": Boolean(),
+        "conversations_size": Interval(
+            int, 0, None, fix="0 re-fits every request; e.g. 1000 conversations."
         ),
         "security": InstanceOf(SecurityConfig, "a SecurityConfig"),
     }

@@ -85,25 +85,46 @@ def contexts_job(items: list[tuple[Any, Any, Mapping[str, Any], str | None]]) ->
 
 
 def fit_job(
-    messages: Any, budget: int | None, tokenizer: str, reserve: int, selector: str
+    messages: Any,
+    budget: int | None,
+    tokenizer: str,
+    reserve: int,
+    selector: str,
+    tools: str | None = None,
+    image_tokens: int | None = None,
 ) -> tuple[int, FittedMessages | None]:
     """The prompt's count, and the fitted messages when it is over the budget (else None).
 
     The system and last user messages stay verbatim unless nothing else can make the prompt
     fit (a single long user message, the usual shape of "summarise this note"): then the last
-    user message is condensed too, with itself as the query.
+    user message is condensed too, with itself as the query. ``tools`` (the request's tool
+    definitions as JSON) are counted as their text, an estimate, and come off the budget the
+    messages get: the count returned includes them, the fitted messages' counts do not.
     """
     tok = load_tokenizer(tokenizer)
-    before = count_message_tokens(messages, tokenizer=tok)
+    fixed = tok.count(tools) if tools else 0
+    before = count_message_tokens(messages, tokenizer=tok, image_tokens=image_tokens) + fixed
     if budget is None or before <= budget - reserve:
         return before, None
-    options: dict[str, Any] = {"tokenizer": tok, "reserve": reserve, "selector": selector}
+    if budget - fixed <= reserve:
+        raise InputError(
+            f"The request's tool definitions alone need {fixed} tokens, and the budget is "
+            f"{budget} (reserve {reserve}); raise the budget or send fewer tools.",
+            parameter="budget",
+            value=budget,
+        )
+    options: dict[str, Any] = {
+        "tokenizer": tok,
+        "reserve": reserve,
+        "selector": selector,
+        "image_tokens": image_tokens,
+    }
     try:
-        return before, fit_messages(messages, budget, **options)
+        return before, fit_messages(messages, budget - fixed, **options)
     except InputError as exc:
         if exc.parameter != "budget":  # the fixed part does not fit: condense the last user
             raise
-    return before, fit_messages(messages, budget, keep_last_user=False, **options)
+    return before, fit_messages(messages, budget - fixed, keep_last_user=False, **options)
 
 
 def init_worker(parent: int) -> None:

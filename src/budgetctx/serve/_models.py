@@ -22,6 +22,7 @@ from budgetctx.serve._config import ServeConfig
 from budgetctx.serve._jobs import load_tokenizer
 from budgetctx.serve._problems import ApiError, bad_parameter
 from budgetctx.tokenizers import list_tokenizers
+from budgetctx.tokenizers._models import model_tokenizer_name
 
 __all__ = ["ModelTarget", "Resolver"]
 
@@ -86,8 +87,10 @@ class Resolver:
                 True,
                 mc.selector,
             )
+        # "meta-llama/Llama-3.1-8B" names a family's tokenizer, not a file
+        family = model_tokenizer_name(model)
         try:
-            tok = self.tokenizer(model, parameter="model")
+            tok = self.tokenizer(family or model, parameter="model")
         except (ApiError, UnknownComponentError):
             if cfg.default_tokenizer is None:
                 raise ApiError(

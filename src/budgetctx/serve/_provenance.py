@@ -49,6 +49,11 @@ class ProvenanceStore:
                 self._items.popitem(last=False)
         return key
 
+    def delete(self, key: str) -> bool:
+        """Remove one record; True when it was there."""
+        with self._lock:
+            return self._items.pop(key, None) is not None
+
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
             record = self._items.get(key)

@@ -27,10 +27,17 @@ __all__ = ["Upstream"]
 
 #: Response headers worth relaying; hop-by-hop and length/encoding headers are the server's.
 _RELAYED = ("content-type", "retry-after", "x-request-id", "openai-processing-ms")
-_AUTH = ("authorization", "api-key")
+_AUTH = ("authorization", "api-key", "x-api-key")
+#: Anthropic's version and beta headers pass through whatever the key's origin.
+_ANTHROPIC = ("anthropic-version", "anthropic-beta")
 _STREAM_ERROR = (
     b'data: {"error": {"message": "budgetctx: the upstream stream broke before it ended; '
     b'retry the request.", "type": "upstream_error", "code": 502}}\n\n'
+)
+#: The same in Anthropic's shape: an ``error`` event, which the ``anthropic`` client raises.
+_ANTHROPIC_STREAM_ERROR = (
+    b'event: error\ndata: {"type": "error", "error": {"type": "api_error", "message": '
+    b'"budgetctx: the upstream stream broke before it ended; retry the request."}}\n\n'
 )
 
 
@@ -63,9 +70,9 @@ class Upstream:
         await self._client.aclose()
 
     def url(self, api: str, *, model: str, deployment: str | None) -> str:
-        """``api`` is ``chat/completions`` or ``responses``."""
+        """``api`` is ``chat/completions``, ``responses`` or ``messages`` (Anthropic)."""
         cfg = self.config
-        if cfg.azure_api_version is None:
+        if cfg.azure_api_version is None or api == "messages":
             return f"{cfg.base_url}/{api}"
         version = f"api-version={quote(cfg.azure_api_version, safe='')}"
         if api == "responses":  # Azure names the deployment in the body's model
@@ -73,13 +80,18 @@ class Upstream:
         name = quote(deployment or model, safe="")
         return f"{cfg.base_url}/openai/deployments/{name}/{api}?{version}"
 
-    def headers(self, client_headers: Mapping[str, str]) -> dict[str, str]:
+    def headers(self, client_headers: Mapping[str, str], api: str = "") -> dict[str, str]:
         cfg = self.config
         # identity: the stream is relayed byte for byte, so it must not be compressed
         out = {"content-type": "application/json", "accept-encoding": "identity"}
+        for name in _ANTHROPIC:
+            if name in client_headers:
+                out[name] = client_headers[name]
         key = self._key
         if key:
-            if cfg.azure_api_version is not None:
+            if api == "messages":
+                out["x-api-key"] = key
+            elif cfg.azure_api_version is not None:
                 out["api-key"] = key
             else:
                 out["authorization"] = f"Bearer {key}"
@@ -107,7 +119,7 @@ class Upstream:
             "POST",
             self.url(api, model=model, deployment=deployment),
             content=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
-            headers=self.headers(client_headers),
+            headers=self.headers(client_headers, api),
         )
         try:
             response = await self._client.send(request, stream=True)
@@ -151,8 +163,9 @@ class Upstream:
                 "retry the request.",
                 kind="upstream_dropped",
             ) from exc
+        broke = _ANTHROPIC_STREAM_ERROR if api == "messages" else _STREAM_ERROR
         return StreamingResponse(
-            _relay(first, chunks, response, on_error),
+            _relay(first, chunks, response, on_error, broke),
             status_code=response.status_code,
             headers=headers,
             media_type=response.headers.get("content-type", "text/event-stream"),
@@ -199,6 +212,7 @@ async def _relay(
     chunks: AsyncIterator[bytes],
     response: httpx.Response,
     on_error: Callable[[str], None],
+    broke: bytes = _STREAM_ERROR,
 ) -> AsyncIterator[bytes]:
     try:
         if first:
@@ -207,6 +221,6 @@ async def _relay(
             yield chunk
     except httpx.HTTPError:
         on_error("stream")
-        yield _STREAM_ERROR
+        yield broke
     finally:
         await response.aclose()

@@ -105,9 +105,10 @@ def apply_fitted(
     """A copy of ``body`` whose condensed texts are the fitted messages'."""
     out = dict(body)
     items = copy.deepcopy(body.get("input"))
+    fitted_at = dict(zip(fitted.sources, fitted.messages, strict=True))
     for prov in fitted.compressed:
         index, where = view.origin[prov.index]
-        new = fitted.messages[prov.index]["content"]
+        new = fitted_at[prov.index]["content"]
         if where == "input":
             items = new
         elif where == "instructions":
@@ -120,5 +121,9 @@ def apply_fitted(
             parts = list(items[index]["content"])
             parts[prov.part] = {**parts[prov.part], "text": new[prov.part]["text"]}
             items[index] = {**items[index], "content": parts}
+    if isinstance(items, list) and fitted.dropped:
+        # whole turns the history strategy dropped (never the instructions)
+        gone = {view.origin[k][0] for k in fitted.dropped}
+        items = [item for i, item in enumerate(items) if i not in gone]
     out["input"] = items
     return out

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from budgetctx._errors import UnknownComponentError
 from budgetctx._registry import Registry
 
 __all__ = ["Tokenizer", "get_tokenizer", "list_tokenizers", "register_tokenizer"]
@@ -56,6 +57,17 @@ def get_tokenizer(spec: str | Tokenizer, /, **options: Any) -> Tokenizer:
             return _REGISTRY.create("hf", path=spec[3:], **options)
         if spec.endswith(".json") or ("/" in spec and Path(spec).exists()):
             return _REGISTRY.create("hf", path=spec, **options)
+        try:
+            _REGISTRY.canonical(spec)
+        except UnknownComponentError:
+            # A model name ("o3-mini", "claude-3-5-sonnet", "meta-llama/Llama-3.1-8B"): its
+            # family's tokenizer (budgetctx.tokenizers._models has the table).
+            from budgetctx.tokenizers._models import model_tokenizer_name
+
+            family = model_tokenizer_name(spec)
+            if family is None:
+                raise
+            return _REGISTRY.create(family, **options)
     return _REGISTRY.resolve(spec, **options)
 
 
@@ -85,6 +97,12 @@ def _register_builtins() -> None:
     )
     register_tokenizer("words", WordTokenizer, aliases=("whitespace",))
     register_tokenizer("hf", HFTokenizer, aliases=("huggingface",))
+    from budgetctx.tokenizers._models import EstimatedTokenizer, QuicktokTokenizer
+
+    register_tokenizer("llama3", lambda: QuicktokTokenizer("llama3"), aliases=("llama-3",))
+    register_tokenizer("qwen3", lambda: QuicktokTokenizer("qwen3"), aliases=("qwen2.5", "qwen2"))
+    register_tokenizer("claude", lambda: EstimatedTokenizer("claude"))
+    register_tokenizer("gemini", lambda: EstimatedTokenizer("gemini"))
 
 
 _register_builtins()

@@ -16,6 +16,7 @@ from budgetctx.unitizers._base import (
     list_unitizers,
     register_unitizer,
 )
+from budgetctx.unitizers._blocks import BlockUnitizer
 from budgetctx.unitizers._cluster import ClusterUnitizer
 from budgetctx.unitizers._segment import Segment, segment_text
 from budgetctx.unitizers._sentence import SectionUnitizer, SentenceUnitizer
@@ -26,9 +27,11 @@ register_unitizer("sentence", SentenceUnitizer, aliases=("sent",))
 register_unitizer("section", SectionUnitizer, aliases=("sections",))
 register_unitizer("window", WindowUnitizer, aliases=("windows",))
 register_unitizer("cluster", ClusterUnitizer)
+register_unitizer("blocks", BlockUnitizer, aliases=("markdown",))
 register_unitizer("turn", TurnUnitizer, aliases=("turns", "dialogue"))
 
 __all__ = [
+    "BlockUnitizer",
     "ClusterUnitizer",
     "SectionUnitizer",
     "Segment",

@@ -1,0 +1,231 @@
+"""Model names -> tokenizers: every current OpenAI model, open models whose vocabulary a package
+ships, and an upper-bound estimate for the families whose tokenizer is not public.
+
+======================  ==================  ========  ======================================
+family (model names)    tokenizer           exact?    source
+======================  ==================  ========  ======================================
+gpt-5*, gpt-4.1*,       o200k_base          exact     tiktoken's rank file (bpe-openai wheel)
+gpt-4.5*, gpt-4o*,
+o1*, o3*, o4*,
+gpt-oss*, codex-*
+gpt-4, gpt-4-turbo,     cl100k_base         exact     the same
+gpt-3.5*, gpt-35*,
+text-embedding-3*/ada
+llama-3*, llama3*       llama3              exact     quicktok-v1 (extra ``open``), checked
+                                                      token for token against Meta's
+                                                      tokenizer.model
+qwen2*, qwen2.5*,       qwen3               exact     quicktok-v1, checked against Qwen's
+qwen3 (not 3.5+)                                      qwen.tiktoken (NFC, Qwen's pattern)
+claude-*                claude (estimate)   no        ceil(1.6 x o200k_base count)
+gemini-*                gemini (estimate)   no        ceil(1.3 x o200k_base count)
+======================  ==================  ========  ======================================
+
+The estimates are **not exact**: Anthropic and Google publish no offline tokenizer. They are
+an upper bound by assumption, with a stated safety margin over o200k_base (published
+third-party comparisons put Claude 3.x at about 1.2-1.3x GPT-4o's count on English prose
+and code, and Gemini's SentencePiece within about 15% of it); they were not measured here,
+because no reference counter is available offline. An estimated tokenizer has
+``exact = False``, which fit results and the proxy's ``x-budgetctx-count`` header report.
+Calibrate your own with ``EstimatedTokenizer("claude", factor=...)`` against the vendor's
+count-tokens endpoint.
+
+>>> model_tokenizer_name("openai/gpt-4.1-mini"), model_tokenizer_name("claude-3-5-sonnet")
+('o200k_base', 'claude')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from budgetctx._errors import MissingExtraError, TokenizerError
+from budgetctx._validation import Constraint, Interval, OneOf, validate
+
+__all__ = [
+    "ESTIMATE_FACTORS",
+    "EstimatedTokenizer",
+    "QuicktokTokenizer",
+    "is_exact",
+    "model_tokenizer_name",
+]
+
+#: Model-name prefixes and the tokenizer name each maps to; the longest prefix wins.
+_PREFIXES: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "gpt-5",
+            "gpt-4.1",
+            "gpt-4.5",
+            "gpt-4o",
+            "chatgpt-4o",
+            "o1",
+            "o3",
+            "o4",
+            "gpt-oss",
+            "codex",
+            "computer-use",
+            "gpt-realtime",
+            "gpt-audio",
+            "gpt-image",
+            "omni-moderation",
+        ),
+        "o200k_base",
+    ),
+    **dict.fromkeys(
+        (
+            "gpt-4",
+            "gpt-3.5",
+            "gpt-35",
+            "text-embedding-3",
+            "text-embedding-ada-002",
+            "davinci-002",
+            "babbage-002",
+        ),
+        "cl100k_base",
+    ),
+    **dict.fromkeys(("llama-3", "llama3", "meta-llama-3"), "llama3"),
+    **dict.fromkeys(("qwen2", "qwen2.5", "qwen3"), "qwen3"),
+    "claude": "claude",
+    "gemini": "gemini",
+}
+#: Qwen 3.5 and later have a new vocabulary that quicktok does not bundle.
+_NOT_QWEN3 = ("qwen3.5", "qwen3.6", "qwen3-5", "qwen3-6")
+#: The safety factor of each estimated family over the o200k_base count.
+ESTIMATE_FACTORS: Mapping[str, float] = {"claude": 1.6, "gemini": 1.3}
+
+
+def model_tokenizer_name(model: str) -> str | None:
+    """The tokenizer name for a model name (an ``org/`` prefix is ignored), or None."""
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    if name.startswith(_NOT_QWEN3):
+        return None
+    for prefix in sorted(_PREFIXES, key=len, reverse=True):
+        if name == prefix or name.startswith((prefix + "-", prefix + ".", prefix + ":")):
+            return _PREFIXES[prefix]
+    return None
+
+
+def is_exact(tokenizer: Any) -> bool:
+    """Whether ``tokenizer`` counts exactly as its model does (False for estimates)."""
+    return bool(getattr(tokenizer, "exact", True))
+
+
+class QuicktokTokenizer:
+    """An open model's BPE vocabulary bundled by ``quicktok-v1`` (extra ``open``): ``llama3``
+    (Llama 3, 3.1, 3.2, 3.3) or ``qwen3`` (Qwen2, Qwen2.5, Qwen3). Exact: checked token for
+    token against the vendors' own files (``benchmarks/verify_open_tokenizers.py``).
+
+    >>> QuicktokTokenizer("llama3").count("Na 135, K 4.1")  # doctest: +SKIP
+    9
+    """
+
+    exact = True
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "encoding": OneOf(("llama3", "qwen3"), fix="or load a tokenizer.json with 'hf:<path>'."),
+    }
+
+    def __init__(self, encoding: str) -> None:
+        validate(type(self).__name__, self._constraints, {"encoding": encoding})
+        try:
+            import quicktok
+        except ImportError as exc:
+            raise MissingExtraError(f"The {encoding!r} tokenizer", "quicktok-v1", "open") from exc
+        try:
+            self._enc = quicktok.get_encoding(encoding)
+        except (RuntimeError, OSError) as exc:
+            raise TokenizerError(
+                f"quicktok could not load its bundled {encoding!r} vocabulary ({exc}); "
+                "reinstall it: pip install --force-reinstall quicktok-v1"
+            ) from exc
+        self._name = encoding
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"QuicktokTokenizer({self._name!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (QuicktokTokenizer, (self._name,))
+
+    def count(self, text: str) -> int:
+        return len(self._enc.encode(text))
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        encode = self._enc.encode
+        return [len(encode(t)) for t in texts]
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        ids = self._enc.encode(text)
+        if len(ids) <= max_tokens:
+            return text
+        k = max(max_tokens, 0)
+        while k > 0:
+            prefix: str = self._enc.decode_bytes(ids[:k]).decode("utf-8", errors="ignore")
+            # NFC (Qwen) may change the text: only a true prefix of it is a truncation.
+            if text.startswith(prefix) and self.count(prefix) <= max_tokens:
+                return prefix
+            k -= 1
+        return ""
+
+
+class EstimatedTokenizer:
+    """An upper-bound estimate for a model family without a public tokenizer:
+    ``ceil(factor * count(text))`` with an exact base encoding. Not exact (``exact`` is
+    False): the factor is a safety margin, see this module's table.
+
+    >>> tok = EstimatedTokenizer("claude")
+    >>> tok.count("Aspirin 81 mg p.o. daily."), tok.exact
+    (18, False)
+    """
+
+    exact = False
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "factor": Interval(float, 1, None, fix="a factor below 1 is no upper bound; e.g. 1.6."),
+    }
+
+    def __init__(self, family: str, *, factor: float | None = None, base: str = "o200k_base"):
+        from budgetctx.tokenizers._tiktoken import TiktokenTokenizer
+
+        chosen = ESTIMATE_FACTORS.get(family, 1.6) if factor is None else factor
+        validate(type(self).__name__, self._constraints, {"factor": chosen})
+        self._family = family
+        self.factor = float(chosen)
+        self._base = TiktokenTokenizer(base)
+
+    @property
+    def name(self) -> str:
+        return f"{self._family}~{self._base.name}x{self.factor:g}"
+
+    def __repr__(self) -> str:
+        return f"EstimatedTokenizer({self._family!r}, factor={self.factor:g})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_estimate, (self._family, self.factor, self._base.name))
+
+    def _scale(self, n: int) -> int:
+        # round first: 1.6 * 5 is 8.000000000000002 in floating point, and ceil would add one
+        return math.ceil(round(self.factor * n, 9))
+
+    def count(self, text: str) -> int:
+        return self._scale(self._base.count(text))
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        return [self._scale(n) for n in self._base.count_batch(texts)]
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        if self.count(text) <= max_tokens:
+            return text
+        base = math.floor(max(max_tokens, 0) / self.factor)
+        while base > 0:
+            prefix = self._base.truncate(text, base)
+            if self.count(prefix) <= max_tokens:
+                return prefix
+            base -= 1
+        return ""
+
+
+def _rebuild_estimate(family: str, factor: float, base: str) -> EstimatedTokenizer:
+    return EstimatedTokenizer(family, factor=factor, base=base)

@@ -1,0 +1,144 @@
+"""Model names -> tokenizers: OpenAI names to their encodings (checked against tiktoken's own
+offline table), the exact open-model vocabularies, and the not-exact estimates."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tiktoken.model import encoding_name_for_model
+
+from budgetctx import UnknownComponentError, count_message_tokens, fit_messages, get_tokenizer
+from budgetctx.tokenizers import EstimatedTokenizer, is_exact
+from budgetctx.tokenizers._models import ESTIMATE_FACTORS, model_tokenizer_name
+
+OPENAI = [
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4o-2024-08-06",
+    "chatgpt-4o-latest",
+    "gpt-4.1",
+    "gpt-4.1-mini",
+    "gpt-4.1-nano",
+    "gpt-4.5-preview",
+    "gpt-5",
+    "gpt-5-mini",
+    "gpt-5-nano",
+    "gpt-5.1",
+    "o1",
+    "o1-mini",
+    "o1-preview",
+    "o3",
+    "o3-mini",
+    "o3-pro",
+    "o4-mini",
+    "gpt-4",
+    "gpt-4-0613",
+    "gpt-4-32k",
+    "gpt-4-turbo",
+    "gpt-4-turbo-2024-04-09",
+    "gpt-3.5-turbo",
+    "gpt-3.5-turbo-0125",
+    "gpt-35-turbo",
+    "text-embedding-3-small",
+    "text-embedding-3-large",
+    "text-embedding-ada-002",
+]
+
+
+@pytest.mark.parametrize("model", OPENAI)
+def test_openai_names_match_tiktokens_own_table(model: str) -> None:
+    assert model_tokenizer_name(model) == encoding_name_for_model(model)
+    assert get_tokenizer(model).name == encoding_name_for_model(model)
+    assert is_exact(get_tokenizer(model))
+
+
+def test_gpt_oss_counts_as_o200k_base() -> None:
+    # o200k_harmony is o200k_base plus special tokens, which user text never turns into.
+    assert encoding_name_for_model("gpt-oss-120b") == "o200k_harmony"
+    assert get_tokenizer("gpt-oss-120b").name == "o200k_base"
+
+
+@pytest.mark.parametrize(
+    ("model", "family"),
+    [
+        ("openai/gpt-4.1", "o200k_base"),
+        ("meta-llama/Llama-3.1-8B-Instruct", "llama3"),
+        ("llama-3.3-70b", "llama3"),
+        ("Qwen/Qwen2.5-7B-Instruct", "qwen3"),
+        ("qwen3-32b", "qwen3"),
+        ("claude-3-5-sonnet", "claude"),
+        ("claude-sonnet-4-5-20250929", "claude"),
+        ("anthropic/claude-opus-4-1", "claude"),
+        ("gemini-1.5-pro", "gemini"),
+        ("gemini-2.5-flash", "gemini"),
+    ],
+)
+def test_other_families(model: str, family: str) -> None:
+    assert model_tokenizer_name(model) == family
+
+
+@pytest.mark.parametrize("model", ["qwen3.5-plus", "llama-2-7b", "mistral-large", "gpt4o"])
+def test_unknown_families_are_refused_not_guessed(model: str) -> None:
+    assert model_tokenizer_name(model) is None
+    with pytest.raises(UnknownComponentError):
+        get_tokenizer(model)
+
+
+def test_the_issue_models_are_no_longer_refused() -> None:
+    msgs = [{"role": "user", "content": "Chest pain at rest. Troponin negative twice."}]
+    for model in ("claude-3-5-sonnet", "gemini-1.5-pro", "o3-mini"):
+        assert count_message_tokens(msgs, model=model) > 0
+    fit = fit_messages(msgs * 3, 40, model="claude-3-5-sonnet")
+    assert fit.exact is False and fit.prompt_tokens <= 40
+    assert json.loads(json.dumps(fit.to_dict()))["exact"] is False
+    assert fit_messages(msgs, 400, model="o3-mini").exact is True
+
+
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=300)
+
+
+@settings(max_examples=60, deadline=None)
+@given(TEXT, st.sampled_from(sorted(ESTIMATE_FACTORS)), st.integers(0, 80))
+def test_estimates_are_the_stated_margin_over_o200k(text: str, family: str, n: int) -> None:
+    tok = get_tokenizer(family)
+    base = get_tokenizer("o200k_base").count(text)
+    assert not is_exact(tok)
+    factor = ESTIMATE_FACTORS[family]
+    assert tok.count(text) >= factor * base - 1e-9
+    assert tok.count(text) < factor * base + 1
+    cut = tok.truncate(text, n)
+    assert text.startswith(cut) and tok.count(cut) <= max(n, 0)
+
+
+def test_estimate_factor_is_checked_and_pickles() -> None:
+    with pytest.raises(ValueError, match="factor"):
+        EstimatedTokenizer("claude", factor=0.9)
+    tok = EstimatedTokenizer("claude", factor=2.0)
+    again = pickle.loads(pickle.dumps(tok))
+    assert again.count("one two three") == tok.count("one two three") == 6
+    assert again.name == "claude~o200k_basex2"
+
+
+quicktok = pytest.importorskip("quicktok", reason="quicktok-v1 (extra 'open') is not installed")
+
+
+@pytest.mark.parametrize("name", ["llama3", "qwen3"])
+def test_open_vocabularies_count_and_truncate(name: str) -> None:
+    tok = get_tokenizer(name)
+    assert is_exact(tok)
+    text = "Na 135, K 4.1. 日本語 🙂 café"
+    assert tok.count(text) == len(quicktok.get_encoding(name).encode(text))
+    cut = tok.truncate(text, 5)
+    assert text.startswith(cut) and tok.count(cut) <= 5
+    assert pickle.loads(pickle.dumps(tok)).count(text) == tok.count(text)
+
+
+def test_llama3_known_ids() -> None:
+    # Meta's tokenizer.model: "Hello" is 9906, " world" 1917 (the ids printed in Meta's
+    # llama3 README example and in every Llama-3 tokenizer.json).
+    enc = quicktok.get_encoding("llama3")
+    assert enc.encode("Hello world") == [9906, 1917]
