@@ -34,7 +34,7 @@ def kept_texts(ctx: object) -> list[str]:
 
 @pytest.mark.parametrize("selector", ["lead", "mmr", "rcd", "facility"])
 def test_section_pins_are_kept_whatever_the_selector(selector: str) -> None:
-    ctx = build_context(NOTE, budget=40, selector=selector, pin="allergies")
+    ctx = build_context(NOTE, profile=None, budget=40, selector=selector, pin="allergies")
     assert ctx.tokens_used <= 40
     texts = kept_texts(ctx)
     assert any("Penicillin" in t for t in texts) and any("Sulfa" in t for t in texts)
@@ -46,12 +46,16 @@ def test_section_pins_are_kept_whatever_the_selector(selector: str) -> None:
 
 
 def test_regex_id_and_callable_pins() -> None:
-    ctx = build_context(NOTE, budget=30, selector="lead", pin=pin_regex("(?i)WARFARIN"))
+    ctx = build_context(
+        NOTE, profile=None, budget=30, selector="lead", pin=pin_regex("(?i)WARFARIN")
+    )
     assert any("Warfarin" in u.text and u.pinned for u in ctx.units)
-    ctx = build_context(NOTE, budget=30, selector="lead", pin=re.compile("ambulating", re.I))
+    ctx = build_context(
+        NOTE, profile=None, budget=30, selector="lead", pin=re.compile("ambulating", re.I)
+    )
     assert any("Ambulating" in u.text and u.pinned for u in ctx.units)
-    last = build_context(NOTE, budget=10_000).n_units - 1
-    ctx = build_context(NOTE, budget=30, selector="lead", pin=last)
+    last = build_context(NOTE, profile=None, budget=10_000).n_units - 1
+    ctx = build_context(NOTE, profile=None, budget=30, selector="lead", pin=last)
     assert ctx.units[-1].id == last and ctx.units[-1].pinned
 
     seen: list[Unit] = []
@@ -69,8 +73,8 @@ def test_regex_id_and_callable_pins() -> None:
 
 
 def test_pins_come_off_the_budget_first() -> None:
-    plain = build_context(NOTE, budget=60, selector="lead")
-    pinned = build_context(NOTE, budget=60, selector="lead", pin="hospital course")
+    plain = build_context(NOTE, profile=None, budget=60, selector="lead")
+    pinned = build_context(NOTE, profile=None, budget=60, selector="lead", pin="hospital course")
     assert plain.tokens_used <= 60 and pinned.tokens_used <= 60
     assert not any("Ambulating" in t for t in kept_texts(plain))
     course = [u for u in pinned.units if u.pinned]
@@ -80,23 +84,27 @@ def test_pins_come_off_the_budget_first() -> None:
 
 
 def test_pins_over_the_budget_keep_the_most_relevant_that_fit() -> None:
-    ctx = build_context(NOTE, budget=20, pin=["hospital course", "medications"])
+    ctx = build_context(NOTE, profile=None, budget=20, pin=["hospital course", "medications"])
     assert ctx.tokens_used <= 20
     assert ctx.units and all(u.pinned for u in ctx.units)
     assert any(n.startswith("pinned units need about") for n in ctx.notes)
     with pytest.raises(InputError, match="pinned units need about"):
-        build_context(NOTE, budget=20, pin=["hospital course"], on_pin_overflow="error")
+        build_context(
+            NOTE, profile=None, budget=20, pin=["hospital course"], on_pin_overflow="error"
+        )
 
 
 def test_pin_and_reserve_together_respect_the_budget() -> None:
-    ctx = build_context(NOTE, budget=60, reserve=30, pin="allergies", query="warfarin")
+    ctx = build_context(
+        NOTE, profile=None, budget=60, reserve=30, pin="allergies", query="warfarin"
+    )
     assert ctx.tokens_used <= 30 == ctx.budget - ctx.reserve
     assert TOK.count(ctx.text) == ctx.tokens_used
 
 
 def test_a_pin_that_matches_nothing_warns() -> None:
     with pytest.warns(BudgetCtxWarning, match="section 'ALERGIES' matched no unit"):
-        ctx = build_context(NOTE, budget=30, pin="ALERGIES")
+        ctx = build_context(NOTE, profile=None, budget=30, pin="ALERGIES")
     assert ctx.tokens_used <= 30
 
 
@@ -104,11 +112,11 @@ def test_bad_pins_get_clear_errors() -> None:
     with pytest.raises(InvalidParameterError, match=r"pin regex '\(unclosed' does not compile"):
         pin_regex("(unclosed")
     with pytest.raises(InvalidParameterError, match="unit id 999 does not exist"):
-        build_context(NOTE, budget=30, pin=999)
+        build_context(NOTE, profile=None, budget=30, pin=999)
     with pytest.raises(InvalidParameterError, match="section name, a regex, a unit id"):
-        build_context(NOTE, budget=30, pin=[2.5])  # type: ignore[list-item]
+        build_context(NOTE, profile=None, budget=30, pin=[2.5])  # type: ignore[list-item]
     with pytest.raises(InvalidParameterError, match="section name, a regex"):
-        build_context(NOTE, budget=30, pin=b"ALLERGIES")  # type: ignore[arg-type]
+        build_context(NOTE, profile=None, budget=30, pin=b"ALLERGIES")  # type: ignore[arg-type]
 
 
 def test_a_catastrophic_regex_fails_fast_instead_of_hanging() -> None:

@@ -18,6 +18,7 @@ from budgetctx import (
     get_tokenizer,
     list_selectors,
 )
+from budgetctx.representations import TfidfRepresentation
 
 NOTE = (
     "CHIEF COMPLAINT: Shortness of breath.\n"
@@ -138,8 +139,14 @@ def test_query_drives_relevance() -> None:
 
 
 def test_query_without_overlap_falls_back_to_centroid_with_warning() -> None:
+    words_only = TfidfRepresentation(semantic=False)
     with pytest.warns(BudgetCtxWarning, match="centroid"):
-        ctx = build_context(NOTE, 20, query="zebra xylophone")
+        ctx = build_context(NOTE, 20, query="zebra xylophone", representation=words_only)
+    assert ctx.relevance_source == "centroid (query matched no unit)"
+    # by meaning (the default), a query that shares no word still has a nearest unit
+    assert build_context(NOTE, 20, query="zebra xylophone").relevance_source == "query"
+    with pytest.warns(BudgetCtxWarning, match="centroid"):
+        ctx = build_context(NOTE, 20, query="which of them")  # stop words only, both ways
     assert ctx.relevance_source == "centroid (query matched no unit)"
 
 
@@ -168,8 +175,8 @@ def test_section_weights_steer_relevance() -> None:
 
 
 def test_selection_order_rendering() -> None:
-    doc_order = build_context(NOTE, 25, selector="mmr")
-    sel_order = build_context(NOTE, 25, selector="mmr", order="selection")
+    doc_order = build_context(NOTE, 25, selector="mmr", profile=None)
+    sel_order = build_context(NOTE, 25, selector="mmr", order="selection", profile=None)
     assert {u.id for u in doc_order.units} == {u.id for u in sel_order.units}
     first = min(sel_order.units, key=lambda u: u.rank)
     assert sel_order.text.startswith(first.text)

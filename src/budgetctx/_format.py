@@ -28,11 +28,13 @@ __all__ = [
     "cost_table",
     "dataset_line",
     "decode_escapes",
+    "demo_explanation",
     "demo_footer",
     "key_values",
     "means_table",
     "one_line",
     "provenance_rows",
+    "provenance_table",
 ]
 
 _SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}
@@ -108,6 +110,83 @@ def provenance_rows(ctx: Context, *, width: int = 60) -> list[tuple[str, ...]]:
             )
         )
     return rows
+
+
+def provenance_table(ctx: Context, *, width: int = 80) -> Any:
+    """The demo's provenance table as a rich ``Table`` for a ``width``-column terminal (80 when
+    piped). Numbers never wrap or shrink: the text column wraps, and is dropped below 70
+    columns, the section column below 50 (issue 22). ``chars`` shows a unit's first and last
+    offset, with ``+`` when it has several spans (the exact spans are in ``--json``)."""
+    from rich import box
+    from rich.table import Table
+
+    keep_text, keep_section = width >= 70, width >= 50
+    table = Table(
+        title="Provenance: kept units (document order)",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1),
+    )
+    rows = provenance_rows(ctx, width=1000)
+    chars = [
+        f"{u.spans[0][0]}-{u.spans[-1][1]}" + ("+" if len(u.spans) > 1 else "") for u in ctx.units
+    ]
+    short = {"tokens": "tok", "relevance": "rel"}
+    for k, col in enumerate(PROVENANCE_COLUMNS):
+        head = short.get(col, col)
+        if col == "text":
+            if keep_text:
+                table.add_column(head, overflow="fold", ratio=1, min_width=16)
+        elif col == "section":
+            if keep_section:
+                table.add_column(head, no_wrap=True, overflow="ellipsis", max_width=14)
+        else:
+            values = chars if col == "chars" else [r[k] for r in rows]
+            table.add_column(
+                head,
+                no_wrap=True,
+                min_width=max([len(head), *map(len, values)]),
+                justify="left" if col == "chars" else "right",
+            )
+    for u, row, span in zip(ctx.units, rows, chars, strict=True):
+        cells = list(row)
+        cells[1] = span
+        cells[6] = " ".join(u.text.split())
+        if not keep_text:
+            cells.pop(6)
+        if not keep_section:
+            cells.pop(5)
+        table.add_row(*cells)
+    return table
+
+
+def demo_explanation(ctx: Context) -> str:
+    """One line: what was pinned and what "relevance" means in this context.
+
+    >>> from budgetctx import build_context
+    >>> print(demo_explanation(build_context("Chest pain. Troponin negative.", 4)))
+    relevance = similarity to the note as a whole (no query given); nothing pinned.
+    """
+    if ctx.query is not None and ctx.relevance_source == "query":
+        semantic = bool(ctx.params.get("representation", {}).get("semantic"))
+        how = "by its words and meaning" if semantic else "by its words"
+        rel = f"relevance = similarity to the query {ctx.query!r} {how}"
+    elif ctx.query is not None:
+        rel = f"relevance = similarity to the note as a whole ({ctx.relevance_source})"
+    else:
+        rel = "relevance = similarity to the note as a whole (no query given)"
+    profile = next((n for n in ctx.notes if " profile: pinned " in n), None)
+    if profile is None:
+        pinned = sum(u.pinned for u in ctx.units)
+        tail = f"{pinned} units pinned by request." if pinned else "nothing pinned."
+    else:
+        name, _, rest = profile.partition(" profile: pinned ")
+        sections = rest.split(";")[0]
+        tail = (
+            f"{name} profile pinned {sections} (kept first, most critical first); names and "
+            "dates alone carry no relevance."
+        )
+    return f"{rel}; {tail}"
 
 
 def demo_footer(ctx: Context) -> str:

@@ -35,16 +35,16 @@ from budgetctx._cli_options import (
 from budgetctx._cli_sensitivity import sensitivity
 from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
 from budgetctx._format import (
-    PROVENANCE_COLUMNS,
     context_summary,
     cost_table,
     dataset_line,
     decode_escapes,
+    demo_explanation,
     demo_footer,
     key_values,
     means_table,
     one_line,
-    provenance_rows,
+    provenance_table,
 )
 from budgetctx._html import render_html
 from budgetctx._io import decode_document, read_document, read_documents
@@ -311,23 +311,22 @@ def demo(
     budget: Budget = 256,
     selector: Selector = DEFAULT_SELECTOR,
     unitizer: Unitizer = "section",
+    query: Annotated[
+        str | None,
+        typer.Option("--query", "-q", help="Relevance query (else the centroid)."),
+    ] = None,
 ) -> None:
     """Condense the bundled sample discharge note and show the provenance table."""
     from rich.console import Console
-    from rich.table import Table
 
     from budgetctx.data import sample_note
 
-    ctx = build_context(sample_note(), budget, selector=selector, unitizer=unitizer)
+    ctx = build_context(sample_note(), budget, selector=selector, unitizer=unitizer, query=query)
     console = Console()
     console.rule(f"Context: {ctx.tokens_used}/{ctx.budget} tokens ({ctx.tokenizer})")
     console.print(ctx.text, markup=False, highlight=False)
-    table = Table(title="Provenance: kept units (document order)")
-    for col in PROVENANCE_COLUMNS:
-        table.add_column(col, overflow="fold")
-    for row in provenance_rows(ctx):
-        table.add_row(*row)
-    console.print(table)
+    console.print(provenance_table(ctx, width=console.width))
+    console.print(demo_explanation(ctx), markup=False, highlight=False)
     console.print(demo_footer(ctx), markup=False, highlight=False)
 
 

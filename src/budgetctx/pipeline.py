@@ -39,6 +39,7 @@ from budgetctx._validation import (
     short_repr,
 )
 from budgetctx.context import Context, DocumentStats, DocumentSummary, RouteDecision
+from budgetctx.profiles import ClinicalProfile, get_profile
 from budgetctx.representations import (
     DENSE_LIMIT,
     DenseKernel,
@@ -122,6 +123,12 @@ _CONSTRAINTS: dict[str, Constraint] = {
         fix="e.g. {'PLAN': 2.0}; use 0 to ignore a section.",
     ),
     "dense_limit": Interval(int, 0, None, fix=f"the default is {DENSE_LIMIT}."),
+    # issue 22: what a kind of reader must not lose (budgetctx.profiles)
+    "profile": Predicate(
+        lambda v: v is None or isinstance(v, str | ClinicalProfile),
+        "None, 'auto' or a profile name or instance",
+        fix="e.g. profile='clinical', or None for no profile.",
+    ),
     "reserve": Interval(int, 0, None, fix="e.g. reserve=256 keeps room for the answer."),
     "document_header": NoneOr(InstanceOf(str, "a str", fix="e.g. '[{id}]', or None.")),
     "document_separator": InstanceOf(str, "a str", fix="e.g. document_separator='\\n'."),
@@ -193,6 +200,9 @@ class PreparedDocument:
     documents_tokens: tuple[int, ...] = ()
     #: per input document: its own segmentation (offsets into its own text)
     document_segmentations: tuple[Segmentation, ...] = ()
+    #: units a profile pins, most critical first, and what it says about them (issue 22)
+    profile_pins: tuple[int, ...] = ()
+    profile_note: str | None = None
 
     @cached_property
     def unit_positions(self) -> NDArray[np.int64] | None:
@@ -299,6 +309,7 @@ def prepare(
     dense_limit: int = DENSE_LIMIT,
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
+    profile: str | ClinicalProfile | None = "auto",
 ) -> PreparedDocument:
     """Unitize ``documents``, count every segment with ``tokenizer`` and compute relevance (to
     ``query``, else to the centroid of all units) and similarities. See :func:`build_context`."""
@@ -314,6 +325,7 @@ def prepare(
         dense_limit=dense_limit,
         document_header=document_header,
         document_separator=document_separator,
+        profile=profile,
     )
     check_header_template(document_header)
     return _prepare(documents, **opts)
@@ -347,6 +359,7 @@ def _prepare(
     dense_limit: int,
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
+    profile: str | ClinicalProfile | None = None,
 ) -> PreparedDocument:
     """:func:`prepare` once its options are checked."""
     t_start = time.perf_counter()
@@ -427,6 +440,12 @@ def _prepare(
             relevance_source="centroid",
         )
     timings["represent"] = _ms(t)
+    pins: tuple[int, ...] = ()
+    profile_note: str | None = None
+    if profile is not None and seg.units:
+        features, pins, profile_note = _apply_profile(
+            profile, features, document_segmentations, params
+        )
     timings["prepare"] = _ms(t_start)
     return PreparedDocument(
         text=text,
@@ -446,7 +465,60 @@ def _prepare(
         layout=layout,
         documents_tokens=documents_tokens,
         document_segmentations=document_segmentations,
+        profile_pins=pins,
+        profile_note=profile_note,
     )
+
+
+#: The share of the budget a profile may pin (issue 22): the rest stays for the query and the
+#: selector, so that a long record with many medication lists still answers the question.
+PROFILE_SHARE = 0.9
+#: ... and with a query, which is what the reader asked about: half of it.
+PROFILE_SHARE_WITH_QUERY = 0.5
+
+
+def _profile_share(
+    pins: Sequence[int], problem: SelectionProblem, capacity: int, share: float
+) -> tuple[list[int], list[int]]:
+    """The profile's pins, in its order, while they cost at most ``share`` of ``capacity``;
+    and those left to the selector."""
+    kept: list[int] = []
+    left: list[int] = []
+    spent = 0
+    for u in pins:
+        cost = int(problem.unit_costs[u])
+        if spent + cost <= share * capacity:
+            kept.append(u)
+            spent += cost
+        else:
+            left.append(u)
+    return kept, left
+
+
+def _apply_profile(
+    profile: str | ClinicalProfile,
+    features: UnitFeatures,
+    segmentations: Sequence[Segmentation],
+    params: dict[str, Any],
+) -> tuple[UnitFeatures, tuple[int, ...], str | None]:
+    """Issue 22: the profile's pins, and identifier units' relevance set to 0. ``"auto"``
+    applies the clinical profile only when one of its pinned sections is present."""
+    chosen = get_profile("clinical" if profile == "auto" else profile)
+    sections = [labs for s in segmentations for labs in unit_sections(s)]
+    texts = [u.text for s in segmentations for u in s.units]
+    pins, names, ids = chosen.plan(sections, texts)
+    if profile == "auto" and not pins:
+        return features, (), None
+    params["profile"] = chosen.params()
+    if ids:
+        r = features.relevance.copy()
+        r[ids] = 0.0
+        features = UnitFeatures(r, features.kernel, features.relevance_source, features.X)
+    what = ", ".join(names) if names else "nothing (no such section)"
+    note = f"{chosen.name} profile: pinned {what}" + (
+        f"; {len(ids)} identifier units (names, dates) carry no relevance" if ids else ""
+    )
+    return features, tuple(pins), note
 
 
 def build_context(
@@ -470,6 +542,7 @@ def build_context(
     on_pin_overflow: Literal["rank", "error"] = "rank",
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
+    profile: str | ClinicalProfile | None = "auto",
 ) -> Context:
     """Select the units of ``documents`` that best fit ``budget`` tokens and render them.
 
@@ -528,6 +601,7 @@ def build_context(
         on_pin_overflow=on_pin_overflow,
         document_header=document_header,
         document_separator=document_separator,
+        profile=profile,
     )
     _check_reserve(opts["budget"], opts["reserve"])
     check_header_template(document_header)
@@ -646,6 +720,7 @@ def _select_pinned(
     problem: SelectionProblem,
     pinned: Sequence[int],
     on_pin_overflow: str,
+    priority: Sequence[int] = (),
 ) -> tuple[list[int], Selection, list[str]]:
     """Keep the pinned units first (most relevant first while they fit), then let ``sel``
     choose among the other units in the budget they leave.
@@ -656,7 +731,9 @@ def _select_pinned(
         return [], sel.select(problem), []
     tracker = problem.tracker()
     relevance = problem.relevance
-    ranked = sorted(pinned, key=lambda u: (-relevance[u], u))
+    # a profile's pins come first, in its order (allergies before follow-up); then the rest
+    rank = {u: k for k, u in enumerate(priority)}
+    ranked = sorted(pinned, key=lambda u: (rank.get(u, len(rank)), -relevance[u], u))
     kept: list[int] = []
     left_out: list[int] = []
     for u in ranked:
@@ -679,8 +756,9 @@ def _select_pinned(
             )
         notes.append(
             f"pinned units need about {need} tokens, more than the {problem.capacity} "
-            f"available: kept {len(kept)} of {len(pinned)} pinned units, most relevant first "
-            f"(left out: {sorted(left_out)})"
+            f"available: kept {len(kept)} of {len(pinned)} pinned units, "
+            + ("in the profile's order " if priority else "most relevant first ")
+            + f"(left out: {sorted(left_out)})"
         )
     pinned_set = set(pinned)
     rest = [
@@ -795,6 +873,10 @@ def _select(
         if pin is not None
         else []
     )
+    share = PROFILE_SHARE if doc.query is None else PROFILE_SHARE_WITH_QUERY
+    profile_pins, profile_left = _profile_share(doc.profile_pins, problem, capacity, share)
+    if profile_pins:
+        pinned = sorted({*pinned, *profile_pins})
     common: dict[str, Any] = {
         "budget": budget,
         "reserve": reserve,
@@ -860,7 +942,17 @@ def _select(
         )
 
     t = time.perf_counter()
-    first, selection, pin_notes = _select_pinned(sel, problem, pinned, on_pin_overflow)
+    first, selection, pin_notes = _select_pinned(
+        sel, problem, pinned, on_pin_overflow, priority=profile_pins
+    )
+    if doc.profile_note is not None:
+        pin_notes.insert(0, doc.profile_note)
+        if profile_left:
+            pin_notes.insert(
+                1,
+                f"the profile's pins past {share:.0%} of the budget were left to the "
+                f"selector (units {sorted(profile_left)})",
+            )
     timings["select"] = _ms(t)
     t = time.perf_counter()
     out = fit_budget(

@@ -49,6 +49,7 @@ def test_tfidf_defaults_and_a_list_pair() -> None:
         "sublinear_tf": True,
         "ngram_range": [1, 1],
         "fitted_on_corpus": False,
+        "semantic": True,
     }
     assert TfidfRepresentation(stop_words=None).params()["stop_words"] is None
     assert TfidfRepresentation(vectorizer_=TfidfVectorizer()).vectorizer_ is not None

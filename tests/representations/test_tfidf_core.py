@@ -176,7 +176,13 @@ def _same_context(text: str, budget: int, selector: str, query: str | None) -> N
     with warnings.catch_warnings():
         # A query foreign to a document falls back to the centroid, and says so: both ways.
         warnings.simplefilter("ignore", BudgetCtxWarning)
-        ours = build_context(text, budget, selector=selector, query=query)
+        ours = build_context(
+            text,
+            budget,
+            selector=selector,
+            query=query,
+            representation=TfidfRepresentation(semantic=False),  # the lexical cosine alone
+        )
         theirs = build_context(
             text, budget, selector=selector, query=query, representation=_SklearnTfidf()
         )

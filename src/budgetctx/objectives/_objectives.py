@@ -270,7 +270,8 @@ class RCDObjective:
     do not). Positive rescaling keeps F monotone submodular.
 
     ``weights`` (``w_i >= 0``, e.g. a lead prior) multiply each unit's relevance and its
-    worth as a coverage target; they keep F monotone submodular.
+    worth as a coverage target; ``coverage_weights``, when given, replace them in the coverage
+    term only (a query-weighted coverage, issue 22). Both keep F monotone submodular.
     """
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
@@ -290,29 +291,27 @@ class RCDObjective:
         gamma: float,
         eta: float = 1.0,
         weights: FloatArray | None = None,
+        coverage_weights: FloatArray | None = None,
     ) -> None:
         validate(
             type(self).__name__,
             self._constraints,
             {"features": features, "alpha": alpha, "beta": beta, "gamma": gamma, "eta": eta},
         )
+        cw = weights if coverage_weights is None else coverage_weights
         r = features.relevance if weights is None else features.relevance * weights
         self.n = features.n
         kernel = features.kernel
         rmax = float(r.max()) if r.size else 0.0
         cmax = 0.0
         if r.size and beta > 0:
-            sums = (
-                kernel.coverage_sums()
-                if weights is None
-                else kernel.weighted_coverage_sums(weights)
-            )
+            sums = kernel.coverage_sums() if cw is None else kernel.weighted_coverage_sums(cw)
             cmax = float(sums.max())
         self.terms: list[tuple[float, Relevance | FacilityLocation | LogDet]] = []
         if alpha > 0 and rmax > 0:
             self.terms.append((alpha, Relevance(r, scale=1.0 / rmax)))
         if beta > 0 and cmax > 0:
-            cov = FacilityLocation(features, scale=1.0 / cmax, weights=weights)
+            cov = FacilityLocation(features, scale=1.0 / cmax, weights=cw)
             self.terms.append((beta, cov))
         if gamma > 0:
             dmax = float(np.log1p(eta * features.kernel.gram_diag()).max()) if r.size else 0.0

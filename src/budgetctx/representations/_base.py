@@ -27,11 +27,14 @@ class Encoded:
     """Unit features with L2-normalised rows, and the query encoded the same way.
 
     ``query`` is None when no query was given; it is an all-zero row when the query shares
-    nothing with the document's vocabulary.
+    nothing with the document's vocabulary. ``semantic`` is an optional per-unit relevance to
+    the query by meaning (in [0, 1]), added to the lexical cosine by
+    :func:`~budgetctx.representations.build_features`.
     """
 
     X: Matrix
     query: Matrix | None = None
+    semantic: Matrix | None = None
 
 
 @runtime_checkable

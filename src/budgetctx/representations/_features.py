@@ -421,6 +421,16 @@ def _row_dot(X: Matrix, v: Matrix) -> FloatArray:
     return np.asarray(out, dtype=np.float64).ravel()
 
 
+def _with_semantic(r: FloatArray | None, semantic: Matrix, n: int) -> FloatArray | None:
+    from budgetctx.representations._static import SEMANTIC_WEIGHT
+
+    sem = np.clip(np.asarray(semantic, dtype=np.float64).ravel(), 0.0, None)
+    if sem.shape != (n,) or not np.any(sem > 0):
+        return r
+    out: FloatArray = (np.zeros(n) if r is None else np.clip(r, 0.0, None)) + SEMANTIC_WEIGHT * sem
+    return out
+
+
 def build_features(
     encoded: Encoded,
     *,
@@ -446,6 +456,10 @@ def build_features(
             source = "query"
             if not np.any(r > 0):
                 r = None
+        if encoded.semantic is not None:
+            # relevance by meaning (see representations._static) added to the lexical cosine
+            r = _with_semantic(r, encoded.semantic, n)
+            source = "query" if r is not None else source
         if r is None:
             source = "centroid (query matched no unit)"
             warnings.warn(

@@ -25,6 +25,20 @@ if TYPE_CHECKING:
 __all__ = ["TfidfRepresentation"]
 
 
+def _warn_static_missing() -> None:
+    import warnings
+
+    from budgetctx._errors import BudgetCtxWarning
+
+    warnings.warn(
+        "The bundled static embeddings cannot be read, so the query is matched by its words "
+        "only. Reinstall budgetctx, or pass representation options semantic=False to silence "
+        "this.",
+        BudgetCtxWarning,
+        stacklevel=4,
+    )
+
+
 def _is_tfidf_vectorizer(value: Any) -> bool:
     if isinstance(value, FittedTfidf):
         return True
@@ -64,6 +78,9 @@ class TfidfRepresentation:
     stop_words: str | None = "english"
     sublinear_tf: bool = True
     ngram_range: tuple[int, int] = (1, 1)
+    #: add relevance to the query by meaning (bundled static embeddings, numpy only; see
+    #: :mod:`budgetctx.representations._static`); False is the lexical cosine alone
+    semantic: bool = True
     vectorizer_: FittedTfidf | TfidfVectorizer | None = field(
         default=None, repr=False, compare=False
     )
@@ -81,6 +98,7 @@ class TfidfRepresentation:
             fix="pass (1, 1) for single words or (1, 2) to add word pairs.",
             convert=tuple,
         ),
+        "semantic": Boolean(fix="False matches the query by its words only."),
         "vectorizer_": NoneOr(
             Predicate(_is_tfidf_vectorizer, "a fitted TF-IDF (FittedTfidf or TfidfVectorizer)"),
             fix="leave it None and call fit(corpus) to fix the vocabulary.",
@@ -100,6 +118,7 @@ class TfidfRepresentation:
             "sublinear_tf": self.sublinear_tf,
             "ngram_range": list(self.ngram_range),
             "fitted_on_corpus": self.vectorizer_ is not None,
+            "semantic": self.semantic,
         }
 
     def _counter(self) -> TfidfCounter:
@@ -134,4 +153,16 @@ class TfidfRepresentation:
             q = sparse.csr_matrix(np.zeros((1, 1))) if query is not None else None
             return Encoded(ones, q)
         q_vec = fitted.transform([query]) if query is not None else None
-        return Encoded(sparse.csr_matrix(X), q_vec)
+        return Encoded(sparse.csr_matrix(X), q_vec, self._semantic(texts, query))
+
+    def _semantic(self, texts: Sequence[str], query: str | None) -> Any:
+        if query is None or not self.semantic:
+            return None
+        from budgetctx.representations._static import semantic_relevance, static_available
+
+        if not static_available():
+            # the bundled file is missing or altered: lexical relevance, as before, with a
+            # warning that says how to restore it
+            _warn_static_missing()
+            return None
+        return semantic_relevance(list(texts), query)

@@ -17,6 +17,7 @@ from budgetctx.selectors._priors import (
     allowed_units,
     unit_weights,
 )
+from budgetctx.selectors._query import query_coverage_weights
 
 __all__ = ["FacilitySelector", "RCDSelector"]
 
@@ -47,7 +48,8 @@ _GREEDY_OPTIONS: Mapping[str, Constraint] = {
 
 @dataclass(frozen=True)
 class FacilitySelector:
-    """Maximises facility-location coverage ``sum_i w_i max_{j in S} k(i, j)`` only.
+    """Maximises facility-location coverage ``sum_i w_i max_{j in S} k(i, j)`` only; with a
+    query, ``w_i`` is also multiplied by unit i's relevance (:mod:`budgetctx.selectors._query`).
 
     Greedy by ``gain / cost ** cost_exponent`` with a best-singleton check (see
     :mod:`budgetctx.selectors._greedy` for where the guarantee holds: ``cost_exponent=1``;
@@ -83,7 +85,8 @@ class FacilitySelector:
         w = unit_weights(
             problem, position_decay=self.position_decay, min_unit_tokens=self.min_unit_tokens
         )
-        return FacilityLocation(problem.features, weights=w)
+        # with a query, coverage of what the query asks about (selectors._query)
+        return FacilityLocation(problem.features, weights=query_coverage_weights(problem, w))
 
     def select(self, problem: SelectionProblem) -> Selection:
         return lazy_greedy(
@@ -161,6 +164,7 @@ class RCDSelector:
             gamma=self.gamma,
             eta=self.eta,
             weights=w,
+            coverage_weights=query_coverage_weights(problem, w),
         )
 
     def select(self, problem: SelectionProblem) -> Selection:

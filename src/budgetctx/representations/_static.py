@@ -1,0 +1,205 @@
+"""Static word-piece embeddings: query relevance by meaning with numpy only.
+
+The bundled artifact ``budgetctx/data/static_minilm.npz`` (0.91 MB) holds a 64-dimensional
+vector for each of the 27,728 Latin-script word pieces of all-MiniLM-L6-v2's vocabulary: the
+model's output for the piece alone (model2vec's distillation), PCA-reduced, weighted by
+model2vec's Zipf/SIF rule and quantized to 4 bits with one float16 scale per row. The recipe
+and the command that rebuilds it are in :mod:`budgetctx.representations._static_build`.
+Licences: the weights are Apache-2.0 (sentence-transformers), model2vec is MIT.
+
+A text's vector is the normalised sum of its pieces' vectors, stop words and punctuation left
+out: "Which relative owns birds?" lands near "cousin ... keeps 14 parrots", which TF-IDF
+cannot see (no shared term). No torch, no tokenizer library: the BERT uncased word-piece
+split is a few lines, and lookups are cached per word.
+
+>>> enc = StaticEmbeddings.load()
+>>> v = enc.encode(["My cousin keeps parrots.", "Fix the boiler.", "Which relative owns birds?"])
+>>> sims = v[:2] @ v[2]
+>>> bool(sims[0] > sims[1])
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from budgetctx.representations._static_build import checksum
+from budgetctx.representations._tfidf_core import ENGLISH_STOP_WORDS
+
+__all__ = ["ARTIFACT", "StaticEmbeddings", "semantic_relevance", "static_available"]
+
+#: The bundled artifact's file name in ``budgetctx.data``.
+ARTIFACT = "static_minilm.npz"
+_MAX_WORD = 100  # BERT's limit: a longer "word" is unknown
+
+
+class ArtifactError(RuntimeError):
+    """The static embeddings could not be read (missing or altered file)."""
+
+
+# a run of letters and digits, or one punctuation mark or symbol (BERT splits on each)
+_TOKEN = re.compile(r"[^\W_]+|[^\w\s]|_")
+
+
+def _words(text: str) -> list[str]:
+    """BERT's basic uncased split: lowercase, accents stripped, punctuation on its own."""
+    text = text.lower()
+    if not text.isascii():
+        text = "".join(
+            c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn"
+        )
+    return _TOKEN.findall(text)
+
+
+@dataclass(frozen=True, eq=False)
+class StaticEmbeddings:
+    """The loaded artifact: piece -> row, and the dequantized vectors (float32)."""
+
+    vocab: dict[str, int]
+    vectors: NDArray[np.float32]
+    meta: dict[str, Any]
+    _cache: dict[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    @functools.cache
+    def load(cls) -> StaticEmbeddings:
+        """Read and verify the bundled artifact once per process."""
+        try:
+            ref = importlib.resources.files("budgetctx.data") / ARTIFACT
+            with importlib.resources.as_file(ref) as path, np.load(path) as z:
+                arrays = {k: z[k] for k in ("vocab", "vectors", "scales")}
+                meta: dict[str, Any] = json.loads(z["meta"].tobytes())
+        except (OSError, KeyError, ValueError) as exc:
+            raise ArtifactError(
+                f"The static embeddings ({ARTIFACT}) cannot be read ({type(exc).__name__}); "
+                "reinstall budgetctx, or rebuild them with "
+                "python -m budgetctx.representations._static_build."
+            ) from None
+        if checksum(arrays) != meta.get("sha256"):
+            raise ArtifactError(
+                f"The static embeddings ({ARTIFACT}) do not match their checksum; reinstall "
+                "budgetctx, or rebuild them with python -m budgetctx.representations._static_build."
+            )
+        tokens = arrays["vocab"].tobytes().decode("utf-8").split("\n")
+        packed, scales = arrays["vectors"], arrays["scales"].astype(np.float32)
+        if meta["bits"] == 4:
+            lo = (packed & 0xF).astype(np.int8)
+            hi = (packed >> 4).astype(np.int8)
+            q = np.empty((packed.shape[0], packed.shape[1] * 2), dtype=np.int8)
+            q[:, 0::2] = np.where(lo > 7, lo - 16, lo)
+            q[:, 1::2] = np.where(hi > 7, hi - 16, hi)
+        else:
+            q = packed.view(np.int8)
+        vectors = (q.astype(np.float32) * scales[:, None]).astype(np.float32)
+        return cls({t: i for i, t in enumerate(tokens)}, vectors, meta)
+
+    @property
+    def dims(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def _pieces(self, word: str) -> tuple[int, ...]:
+        """Greedy longest-match word pieces of one word (BERT's WordPiece); () if unknown."""
+        hit = self._cache.get(word)
+        if hit is not None:
+            return hit
+        ids: list[int] = []
+        if len(word) <= _MAX_WORD:
+            start = 0
+            while start < len(word):
+                end = len(word)
+                found = -1
+                while end > start:
+                    piece = word[start:end] if start == 0 else "##" + word[start:end]
+                    found = self.vocab.get(piece, -1)
+                    if found >= 0:
+                        break
+                    end -= 1
+                if found < 0:
+                    ids = []
+                    break
+                ids.append(found)
+                start = end
+        out = tuple(ids)
+        if len(self._cache) < 200_000:
+            self._cache[word] = out
+        return out
+
+    def encode(self, texts: list[str]) -> NDArray[np.float32]:
+        """One L2-normalised row per text (all zero when no piece is known)."""
+        rows: list[int] = []
+        cols: list[int] = []
+        for r, text in enumerate(texts):
+            for w in _words(text):
+                if w in ENGLISH_STOP_WORDS or (len(w) == 1 and not w.isalnum()):
+                    continue
+                for i in self._pieces(w):
+                    rows.append(r)
+                    cols.append(i)
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        if rows:
+            np.add.at(out, np.asarray(rows), self.vectors[np.asarray(cols)])
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+
+def static_available() -> bool:
+    """Whether the bundled static embeddings can be read (they ship with budgetctx)."""
+    try:
+        StaticEmbeddings.load()
+    except ArtifactError:
+        return False
+    return True
+
+
+#: Hybrid relevance: how far above the document's typical unit a unit's meaning must be to
+#: count (in standard deviations of the units' similarities to the query), and the weight of
+#: the semantic part against the lexical TF-IDF cosine. Chosen on the needle benchmark's
+#: validation documents and PubMedQA validation (docs/results.md, issue 22).
+SEMANTIC_THRESHOLD = 1.5
+SEMANTIC_WEIGHT = 1.0
+
+
+def semantic_relevance(texts: list[str], query: str) -> NDArray[np.float64] | None:
+    """Per unit, in [0, 1]: how much more the unit means what ``query`` means than the
+    document's typical unit does; None when the query has no known word piece.
+
+    The similarity ``s_i`` of each unit to the query is standardised over the document
+    (``z_i = (s_i - mean) / std``); units less than :data:`SEMANTIC_THRESHOLD` deviations
+    above the mean (half the best unit's, when that is lower) get 0, the best unit the best
+    similarity. Standardising keeps the score peaked: a document
+    about one subject has every unit somewhat near any query on that subject, and only what
+    stands out should compete with a lexical match.
+    """
+    enc = StaticEmbeddings.load()
+    vecs = enc.encode([*texts, query])
+    q = vecs[-1].astype(np.float64)
+    if not q.any():
+        return None
+    s = vecs[:-1].astype(np.float64) @ q
+    n = len(s)
+    if n == 0:
+        return np.zeros(0)
+    sd = float(s.std())
+    if n < 3 or sd <= 1e-9:
+        flat: NDArray[np.float64] = np.clip(s, 0.0, None)
+        return flat
+    z = (s - float(s.mean())) / sd
+    top = float(z.max())
+    if top <= 0:
+        return np.zeros(n)
+    # a short document cannot reach the threshold (z <= sqrt(n - 1)): then half the best z
+    cut = min(SEMANTIC_THRESHOLD, top / 2)
+    out: NDArray[np.float64] = np.clip((z - cut) / (top - cut), 0.0, None) * float(
+        np.clip(s.max(), 0.0, 1.0)
+    )
+    return out

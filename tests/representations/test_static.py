@@ -1,0 +1,150 @@
+"""Static word-piece embeddings: the bundled artifact, its encoding, and query relevance by
+meaning (issue 22)."""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from budgetctx import BudgetCtxWarning, build_context, prepare
+from budgetctx.representations import TfidfRepresentation
+from budgetctx.representations import _static as st
+from budgetctx.representations._static_build import checksum, compact
+
+NEEDLE = "The patient's cousin Eleanor keeps 14 parrots named after planets."
+HAY = [
+    "The budget was set relative to last year's spending on roads.",
+    "Chest x-ray showed bilateral pleural effusions.",
+    "The committee discussed the timeline for the new software release.",
+    "Rainfall in the northern district was below average for the season.",
+    "She was started on furosemide and her weight fell by four kilograms.",
+    "The contract allows either party to terminate with thirty days notice.",
+    "Engineers tested the prototype engine at high altitude.",
+    "Students were asked to submit their essays before Friday.",
+]
+
+
+def _artifact_path() -> str:
+    ref = importlib.resources.files("budgetctx.data") / st.ARTIFACT
+    return str(ref)
+
+
+def test_artifact_is_small_and_matches_its_checksum() -> None:
+    size = Path(_artifact_path()).stat().st_size
+    assert size < 1_000_000  # no tracked file over 1 MB
+    with np.load(_artifact_path()) as z:
+        arrays = {k: z[k] for k in ("vocab", "vectors", "scales")}
+        meta = json.loads(z["meta"].tobytes())
+    assert checksum(arrays) == meta["sha256"]
+    assert meta["dims"] == 64 and meta["bits"] == 4
+    enc = st.StaticEmbeddings.load()
+    assert enc.vectors.shape == (meta["rows"], 64)
+    assert "parrot" in enc.vocab and "##s" in enc.vocab
+
+
+def test_encoding_is_exact_across_runs_and_matches_a_float64_reference() -> None:
+    enc = st.StaticEmbeddings.load()
+    texts = [NEEDLE, *HAY]
+    a, b = enc.encode(texts), enc.encode(list(texts))
+    assert a.tobytes() == b.tobytes()  # bit-identical across runs
+    # the stated tolerance across platforms: float32 sums against float64, 1e-6 per value
+    ref = np.zeros((len(texts), enc.dims))
+    for r, t in enumerate(texts):
+        for w in st._words(t):
+            if w in st.ENGLISH_STOP_WORDS or (len(w) == 1 and not w.isalnum()):
+                continue
+            for i in enc._pieces(w):
+                ref[r] += enc.vectors[i].astype(np.float64)
+    ref /= np.linalg.norm(ref, axis=1, keepdims=True)
+    assert np.abs(a - ref).max() < 1e-6
+
+
+def test_word_pieces_follow_bert_uncased() -> None:
+    enc = st.StaticEmbeddings.load()
+    assert st._words("Café, NAÏVE patients!") == ["cafe", ",", "naive", "patients", "!"]
+    pieces = enc._pieces("parrots")
+    names = {v: k for k, v in enc.vocab.items()}
+    assert [names[i] for i in pieces] == ["parrot", "##s"]
+    assert enc._pieces("x" * 101) == ()
+    assert not enc.encode(["the of and"]).any()  # stop words only: a zero row
+
+
+def test_paraphrase_finds_the_needle_that_words_miss() -> None:
+    texts = [*HAY[:4], NEEDLE, *HAY[4:]]
+    question = "Which relative owns birds?"
+    sem = st.semantic_relevance(texts, question)
+    assert sem is not None and int(np.argmax(sem)) == 4
+    both = prepare(" ".join(texts), query=question)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BudgetCtxWarning)
+        words = prepare(
+            " ".join(texts), query=question, representation=TfidfRepresentation(semantic=False)
+        )
+    # by its words the needle is worth nothing ("relative" only matches "relative to")
+    assert words.features.relevance[4] == 0 and int(np.argmax(words.features.relevance)) == 0
+    assert both.features.relevance[4] > 0.2
+    # at a budget of two sentences the needle is in the context only by meaning
+    assert NEEDLE in both.select(40).text
+    assert NEEDLE not in words.select(40).text
+
+
+def test_semantic_false_is_the_lexical_cosine_and_no_query_is_unchanged() -> None:
+    text = " ".join([*HAY, NEEDLE])
+    plain = prepare(text, query="parrots", representation=TfidfRepresentation(semantic=False))
+    both = prepare(text, query="parrots")
+    assert np.argmax(both.features.relevance) == np.argmax(plain.features.relevance)
+    assert (both.features.relevance >= plain.features.relevance).all()
+    a = prepare(text, representation=TfidfRepresentation(semantic=False))
+    b = prepare(text)
+    assert a.features.relevance.tobytes() == b.features.relevance.tobytes()
+    assert b.params["representation"]["semantic"] is True
+
+
+def test_missing_artifact_falls_back_to_words_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(st, "ARTIFACT", "no_such_file.npz")
+    st.StaticEmbeddings.load.cache_clear()
+    try:
+        assert not st.static_available()
+        with pytest.warns(BudgetCtxWarning, match="static embeddings cannot be read"):
+            ctx = build_context(" ".join([*HAY, NEEDLE]), 30, query="parrots")
+        assert NEEDLE in ctx.text and ctx.relevance_source == "query"
+    finally:
+        monkeypatch.undo()
+        st.StaticEmbeddings.load.cache_clear()
+    assert st.static_available()
+
+
+def test_compact_is_deterministic() -> None:
+    rng = np.random.default_rng(0)
+    raw = rng.normal(size=(50, 12)).astype(np.float32)
+    tokens = [f"w{i}" for i in range(48)] + ["[CLS]", "日本"]
+    a = compact(raw, tokens, dims=8, bits=4)
+    b = compact(raw.copy(), list(tokens), dims=8, bits=4)
+    assert json.loads(a["meta"].tobytes()) == json.loads(b["meta"].tobytes())
+    assert json.loads(a["meta"].tobytes())["rows"] == 48  # non-Latin and [CLS] left out
+
+
+@pytest.mark.skipif(
+    os.environ.get("BUDGETCTX_REBUILD_STATIC") != "1",
+    reason="rebuilding runs MiniLM on 29,525 pieces (about 9 minutes, needs torch and "
+    "model2vec[distill]); set BUDGETCTX_REBUILD_STATIC=1 to check the shipped file",
+)
+def test_rebuild_reproduces_the_shipped_artifact() -> None:  # pragma: no cover - opt-in
+    from budgetctx.representations._static_build import distill_raw
+
+    raw, tokens = distill_raw()
+    fresh = compact(raw, tokens, dims=64, bits=4)
+    with np.load(_artifact_path()) as z:
+        shipped = {k: z[k] for k in ("vocab", "vectors", "scales")}
+    assert (fresh["vocab"] == shipped["vocab"]).all()
+    # tolerance: at most one 4-bit step on 0.1% of values (BLAS rounding across platforms)
+    diff = fresh["vectors"] != shipped["vectors"]
+    assert diff.mean() < 1e-3
