@@ -191,9 +191,9 @@ def test_calibrate_names_the_missing_selector_not_missing_rows(tmp_path: Path) -
 def test_warning_is_one_line_without_a_source_path(tmp_path: Path) -> None:
     note = tmp_path / "note.txt"
     note.write_text(NOTE, encoding="utf-8")
-    proc = _cli("select", str(note), "-b", "20", "--query", "zebra xylophone")
+    proc = _cli("select", str(note), "-b", "20", "--pin", "NO SUCH SECTION")
     assert proc.returncode == 0, proc.stderr
-    warning = [line for line in proc.stderr.splitlines() if "shares no terms" in line]
+    warning = [line for line in proc.stderr.splitlines() if "matched no unit" in line]
     assert warning == [warning[0]] and warning[0].startswith("budgetctx: warning: ")
     assert ".py" not in proc.stderr and "doc = " not in proc.stderr
 
