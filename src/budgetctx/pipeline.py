@@ -25,6 +25,7 @@ from budgetctx._documents import (
 )
 from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx._pins import Pin, pinned_units, unit_sections
+from budgetctx._prepare import blas_threads, count_segmentations
 from budgetctx._render import Piece, fit_budget, render, selected_units
 from budgetctx._validation import (
     Boolean,
@@ -404,21 +405,17 @@ def _prepare(
         document_segmentations = tuple(segs)
     timings["unitize"] = _ms(t)
     t = time.perf_counter()
-    seg_costs = np.asarray(
-        tok.count_batch(
-            [g.text + separator for d in document_segmentations for g in d.segments]
-            + list(header_texts)
-        ),
-        dtype=np.int64,
-    )
+    # One encoding per document gives its count and its segments' counts (see _prepare).
+    own_costs, own_totals = count_segmentations(tok, document_segmentations, separator)
+    seg_costs = np.asarray(own_costs + tok.count_batch(list(header_texts)), dtype=np.int64)
     if docs is None:
-        doc_tokens = tok.count(text)
+        doc_tokens = own_totals[0]
         documents_tokens: tuple[int, ...] = (doc_tokens,)
     else:
         # Each document and each header counted on its own: counting the combined text too
         # would tokenize everything twice. Whether everything fits is settled by an exact
         # count of the combined text, made only when the parts say it might (see _fits).
-        documents_tokens = tuple(tok.count_batch([d.text for d in docs]))
+        documents_tokens = tuple(own_totals)
         doc_tokens = sum(documents_tokens) + sum(tok.count_batch(list(leads)))
     timings["count"] = _ms(t)
     t = time.perf_counter()
@@ -942,9 +939,10 @@ def _select(
         )
 
     t = time.perf_counter()
-    first, selection, pin_notes = _select_pinned(
-        sel, problem, pinned, on_pin_overflow, priority=profile_pins
-    )
+    with blas_threads(sel.name):
+        first, selection, pin_notes = _select_pinned(
+            sel, problem, pinned, on_pin_overflow, priority=profile_pins
+        )
     if doc.profile_note is not None:
         pin_notes.insert(0, doc.profile_note)
         if profile_left:

@@ -21,6 +21,7 @@ import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -190,6 +191,74 @@ class DenseKernel(Kernel):
         )
 
 
+class DeferredDenseKernel(DenseKernel):
+    """A :class:`DenseKernel` of ``X X^T`` that builds ``G`` on first use, so that a selector
+    which reads no similarity (lead, shuffled, sliding) never pays for the n x n product.
+
+    Route statistics read only the similarity of each unit to the next: for TF-IDF rows it is
+    computed from ``X`` directly, summed in the order the sparse product sums it and rounded
+    to float32 as ``G`` is, so the values are the same bits as ``G``'s (a test checks).
+    """
+
+    def __init__(self, X: Matrix) -> None:
+        self.X = X
+        self.n = X.shape[0]
+        self._cov_sums = None
+        self._weighted = None
+        self._pos = None
+
+    @cached_property
+    def G(self) -> NDArray[np.float32]:  # type: ignore[override]  # noqa: N802 - the matrix's name
+        G = self.X @ self.X.T
+        G = G.toarray() if _issparse(G) else np.asarray(G)
+        return np.ascontiguousarray(G, dtype=np.float32)
+
+    def adjacent(self) -> FloatArray:
+        if "G" not in self.__dict__ and _issparse(self.X):
+            sums = _adjacent_dots(self.X)
+            if sums is not None:
+                out: FloatArray = np.maximum(sums.astype(np.float32), 0.0).astype(np.float64)
+                return out
+        if "G" in self.__dict__ and self._pos is None:
+            # no max(G, 0) copy of the whole matrix for n - 1 values
+            idx = np.arange(max(self.n - 1, 0))
+            near: FloatArray = np.maximum(self.G[idx, idx + 1], 0.0).astype(np.float64)
+            return near
+        return super().adjacent()
+
+
+def _adjacent_dots(X: sparse.csr_matrix) -> FloatArray | None:
+    """``<x_i, x_i+1>`` for every i, each summed over row i's stored terms in order from 0.0,
+    which is how scipy's sparse product (``csr_matmat``) accumulates ``(X @ X.T)[i, i + 1]``.
+    None when a row repeats a column (the product would add the duplicates)."""
+    n, n_cols = X.shape
+    if n < 2:
+        return np.zeros(0)
+    indptr = np.asarray(X.indptr, dtype=np.int64)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    keys = rows * n_cols + np.asarray(X.indices, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    if len(ordered) and np.any(np.diff(ordered) == 0):
+        return None
+    out = np.zeros(n - 1)
+    if not len(ordered):
+        return out
+    want = keys + n_cols  # the same term in the next row
+    at = np.minimum(np.searchsorted(ordered, want), len(ordered) - 1)
+    hit = (ordered[at] == want) & (rows < n - 1)
+    r = rows[hit]
+    prod = X.data[hit] * X.data[order[at[hit]]]
+    # the k-th shared term of each row is added in step k, in the row's stored order
+    step = np.arange(len(r)) - np.searchsorted(r, r, side="left")
+    by_step = np.argsort(step, kind="stable")
+    cuts = np.searchsorted(step[by_step], np.arange(int(step.max(initial=0)) + 2))
+    for k in range(len(cuts) - 1):
+        sel = by_step[cuts[k] : cuts[k + 1]]
+        out[r[sel]] += prod[sel]
+    return out
+
+
 class SparseKernel(Kernel):
     """Exact similarities from X on demand; a top-k neighbour graph for coverage."""
 
@@ -199,9 +268,22 @@ class SparseKernel(Kernel):
         self.X = X
         self.n = X.shape[0]
         self.top_k = top_k
-        self.S = _top_k_graph(X, top_k, block, postings=postings).tocsc()
-        self._postings = X.T.tocsr() if _issparse(X) else None
-        self._cov_sums = np.asarray(self.S.sum(axis=0), dtype=np.float64).ravel()
+        self._block = block
+        self._postings_limit = postings
+
+    # Built on first use: a selector that reads no similarity (lead, sliding) never pays for
+    # the neighbour graph, and route statistics need only adjacent rows of X.
+    @cached_property
+    def S(self) -> sparse.csc_matrix:  # noqa: N802 - the matrix's name
+        return _top_k_graph(self.X, self.top_k, self._block, postings=self._postings_limit).tocsc()
+
+    @cached_property
+    def _postings(self) -> sparse.csr_matrix | None:
+        return self.X.T.tocsr() if _issparse(self.X) else None
+
+    @cached_property
+    def _cov_sums(self) -> FloatArray:
+        return np.asarray(self.S.sum(axis=0), dtype=np.float64).ravel()
 
     def _dot(self, rows: IntArray | slice, j: int) -> FloatArray:
         if self._postings is not None:
@@ -483,13 +565,7 @@ def build_features(
             )
         labels = sections or [None] * n
         r = r * np.array([weights.get(s, 1.0) if s else 1.0 for s in labels])
-    kernel: Kernel
-    if n <= dense_limit:
-        G = X @ X.T
-        G = G.toarray() if _issparse(G) else np.asarray(G)
-        kernel = DenseKernel(G)
-    else:
-        kernel = SparseKernel(X, top_k=top_k)
+    kernel: Kernel = DeferredDenseKernel(X) if n <= dense_limit else SparseKernel(X, top_k=top_k)
     return UnitFeatures(relevance=r, kernel=kernel, relevance_source=source, X=X)
 
 
@@ -504,7 +580,11 @@ def subset_features(features: UnitFeatures, idx: Sequence[int] | IntArray) -> Un
     rows = np.asarray(idx, dtype=np.int64)
     kernel: Kernel
     old = features.kernel
-    if isinstance(old, DenseKernel):
+    if isinstance(old, DeferredDenseKernel) and "G" not in old.__dict__ and _issparse(old.X):
+        # still deferred: the subset's product sums each entry in the same order (row i's
+        # stored terms), so its G is the same bits as the whole G restricted (a test checks)
+        kernel = DeferredDenseKernel(old.X[rows])
+    elif isinstance(old, DenseKernel):
         kernel = DenseKernel(old.G[np.ix_(rows, rows)])
     elif isinstance(old, SparseKernel):
         kernel = SparseKernel(old.X[rows], top_k=old.top_k)

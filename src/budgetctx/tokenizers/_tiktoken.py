@@ -18,8 +18,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import regex
 import tiktoken
+from numpy.typing import NDArray
 
 from budgetctx._errors import TokenizerError
 from budgetctx._validation import Constraint, OneOf, validate
@@ -89,7 +91,26 @@ def _load_ranks(name: str) -> dict[bytes, int]:
     # time of parsing every rank, which is most of a cold start (a test checks the equality).
     a2b = binascii.a2b_base64
     tokens = [a2b(line[: line.index(b" ")]) for line in raw.split(b"\n") if line]
+    _TOKEN_BYTES[name] = _token_lengths_of(raw, len(tokens))
     return dict(zip(tokens, range(len(tokens)), strict=True))
+
+
+#: Per encoding: the length in bytes of every token, indexed by rank (what maps an encoding back
+#: to character offsets, see TiktokenTokenizer.count_segments).
+_TOKEN_BYTES: dict[str, NDArray[np.int64] | None] = {}
+
+
+def _token_lengths_of(raw: bytes, n: int) -> NDArray[np.int64] | None:
+    """Byte length of each token of a rank file (``base64 rank`` per line, rank = line number),
+    from the base64 lengths and padding: a few array operations, not a loop over 200k tokens."""
+    a = np.frombuffer(raw, dtype=np.uint8)
+    spaces = np.flatnonzero(a == 0x20)
+    starts = np.concatenate(([0], np.flatnonzero(a == 0x0A)[: len(spaces) - 1] + 1))
+    if len(spaces) != n or len(starts) != n or np.any(starts >= spaces):
+        return None  # not the expected layout: count_segments falls back to counting
+    pad = (a[spaces - 1] == ord("=")).astype(np.int64) + (a[spaces - 2] == ord("="))
+    out: NDArray[np.int64] = (spaces - starts) // 4 * 3 - pad
+    return out
 
 
 def _parse_ranks(raw: bytes) -> dict[bytes, int]:
@@ -185,6 +206,22 @@ class TiktokenTokenizer:
         enc = self._enc
         return [len(encode_ordinary(enc, t)) for t in texts]
 
+    def count_segments(
+        self, text: str, spans: Sequence[tuple[int, int]], separator: str
+    ) -> tuple[list[int], int]:
+        """``count(text[a:b] + separator)`` for every span and ``count(text)``, from one
+        encoding of ``text`` and one of the spans' first and last words (see
+        :func:`_segment_counts`); equal to counting each span on its own.
+
+        >>> TiktokenTokenizer().count_segments("Chest pain. No fever.", [(0, 11), (12, 21)], "\n")
+        ([3, 4], 6)
+        """
+        ids = self.encode(text)
+        lengths = _TOKEN_BYTES.get(self._name)
+        if lengths is None or self._name not in _SPACE_BOUNDARY_PATTERNS:
+            return self.count_batch([text[a:b] + separator for a, b in spans]), len(ids)
+        return _segment_counts(self, text, ids, lengths, spans, separator), len(ids)
+
     def truncate(self, text: str, max_tokens: int) -> str:
         ids = encode_ordinary(self._enc, text)
         if len(ids) <= max_tokens:
@@ -197,3 +234,153 @@ class TiktokenTokenizer:
                 return prefix
             k -= 1
         return ""
+
+
+# --- counting segments from one encoding of their document ------------------------------------
+#
+# A BPE count is the sum, over the pieces the encoding's pre-tokenizer regex splits the text
+# into, of each piece's merges; pieces never interact. So the tokens of a stretch of the document
+# that starts and ends at piece boundaries of both the document and the segment are the same in
+# both, and their number can be read off the document's encoding. For both encodings' patterns
+# (o200k_base, cl100k_base) a single space between two non-space characters is such a boundary
+# in any text: no alternative lets a match run from a non-space character across a space (letter
+# runs, digit runs and punctuation runs stop at it, and the contraction suffixes start with an
+# apostrophe), and the space then starts the next piece. Nothing in either pattern looks behind.
+#
+# So a segment ``g`` with such spaces at k1 <= k2 costs
+#     count(g[:k1]) + (document tokens between k1 and k2) + count(g[k2:] + separator):
+# its first word (it may merge with the space before it in the document) and its last word with
+# the separator are counted on their own; the middle comes from the document's encoding. The first
+# word comes from the document too when a line break precedes the segment (a piece boundary
+# there: no pattern carries a line break into a following non-space, except o200k's punctuation
+# run into a "/", excluded). The first and last words of all segments are themselves counted in
+# one encoding of one string, again read back at boundaries that hold by construction:
+#   - first words (each starts and ends with non-space) joined by " \n": the space ends each word,
+#     " \n" is one piece, and a line break starts the next word afresh;
+#   - then the last words, each a space, a non-space and more, each followed by the separator, one
+#     after another: after the separator the next space starts a piece, and the separator's own
+#     pieces are those it has at the end of a text, for the separators listed in _JOINABLE (a line
+#     break followed by " X" stays one piece; a space followed by " X" is a lone space either way).
+# Segments with no such space, or with a blank first or last character, are counted on their own.
+# tests/tokenizers check all of this against plain counts, on random and real text.
+
+# The encodings whose patterns were checked for the property above; a new pattern must be too.
+_SPACE_BOUNDARY_PATTERNS = frozenset({"o200k_base", "cl100k_base"})
+_JOINABLE = ("\n", " ", "\n\n", "")
+_JOIN_HEADS = " \n"
+# What str.isspace() calls whitespace (a superset of the regexes' \s): never taken for non-space.
+_SPACES = (9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 133, 160, 5760, *range(8192, 8203), 8232)
+_SPACE_CODES = np.array([*_SPACES, 8233, 8239, 8287, 12288], dtype=np.uint32)
+# indexed by code point, the last entry standing for every code point above the table
+_SPACE_TABLE = np.zeros(int(_SPACE_CODES.max()) + 2, dtype=bool)
+_SPACE_TABLE[_SPACE_CODES] = True
+
+
+def _codes(text: str) -> NDArray[np.uint32]:
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8).astype(np.uint32)
+    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+
+
+def _byte_offsets(text: str, codes: NDArray[np.uint32]) -> NDArray[np.int64] | None:
+    """UTF-8 offset of every character offset of ``text`` (None for ASCII: they are equal)."""
+    if text.isascii():
+        return None
+    size = 1 + (codes >= 0x80).astype(np.int64) + (codes >= 0x800) + (codes >= 0x10000)
+    return np.concatenate(([0], np.cumsum(size)))
+
+
+def _space_mask(codes: NDArray[np.uint32]) -> NDArray[np.bool_]:
+    """Which characters str.isspace() calls whitespace: one table lookup per character."""
+    table = _SPACE_TABLE
+    return table[np.minimum(codes, len(table) - 1)]
+
+
+def _tokens_before(
+    ids: Sequence[int],
+    lengths: NDArray[np.int64],
+    positions: NDArray[np.int64],
+    byte_of: NDArray[np.int64] | None,
+) -> NDArray[np.int64]:
+    """How many tokens of the encoding ``ids`` end at or before each character position."""
+    ends = np.cumsum(lengths[np.asarray(ids, dtype=np.int64)])
+    at = positions if byte_of is None else byte_of[positions]
+    return np.searchsorted(ends, at, side="right").astype(np.int64)
+
+
+def _segment_counts(
+    tok: TiktokenTokenizer,
+    text: str,
+    ids: Sequence[int],
+    lengths: NDArray[np.int64],
+    spans: Sequence[tuple[int, int]],
+    separator: str,
+) -> list[int]:
+    n = len(spans)
+    if n == 0:
+        return []
+    if len(text) < 3:
+        return tok.count_batch([text[x:y] + separator for x, y in spans])
+    codes = _codes(text)
+    space = _space_mask(codes)
+    # single spaces between two non-space characters: piece boundaries in any text
+    lone = np.flatnonzero((codes[1:-1] == 0x20) & ~space[:-2] & ~space[2:]) + 1
+    bounds = np.asarray(spans, dtype=np.int64).reshape(n, 2)
+    a, b = bounds[:, 0], bounds[:, 1]
+    i1 = np.searchsorted(lone, a, side="right")
+    i2 = np.searchsorted(lone, b, side="left") - 1
+    nonempty = b > a
+    edges_ok = nonempty & ~space[np.minimum(a, len(codes) - 1)] & ~space[np.maximum(b - 1, 0)]
+    split = edges_ok & (i1 <= i2)
+    if not split.any():
+        return tok.count_batch([text[x:y] + separator for x, y in spans])
+    k1 = lone[np.minimum(i1, len(lone) - 1)]
+    k2 = lone[np.maximum(i2, 0)]
+    prev = codes[np.maximum(a - 1, 0)]
+    head_in_doc = (a == 0) | (((prev == 0x0A) | (prev == 0x0D)) & (codes[a % len(codes)] != 0x2F))
+    mid_from = np.where(head_in_doc, a, k1)
+    before = _tokens_before(
+        ids, lengths, np.concatenate((mid_from, k2)), _byte_offsets(text, codes)
+    )
+    middle = before[n:] - before[:n]
+    counts = np.where(split, middle, 0)
+
+    # first words (where the document cannot give them) and last words, in one encoding;
+    # plain lists from here: indexing numpy arrays element by element cost more than encoding
+    heads = np.flatnonzero(split & ~head_in_doc).tolist()
+    tails = np.flatnonzero(split).tolist()
+    joinable = separator in _JOINABLE
+    a_l, b_l, k1_l, k2_l = a.tolist(), b.tolist(), k1.tolist(), k2.tolist()
+    pieces = [text[a_l[i] : k1_l[i]] for i in heads]
+    words = _JOIN_HEADS.join(pieces)
+    last_words = [text[k2_l[i] : b_l[i]] + separator for i in tails]
+    if words or (joinable and last_words):
+        # piece lengths in order: word, joiner, word, ..., word, then each last word
+        sizes = [len(_JOIN_HEADS)] * (2 * len(pieces) - 1) if pieces else []
+        sizes[::2] = map(len, pieces)
+        if joinable:
+            sizes += map(len, last_words)
+            joined = words + "".join(last_words)
+        else:
+            joined = words
+        jcodes = _codes(joined)
+        cuts = np.concatenate(([0], np.cumsum(np.asarray(sizes, dtype=np.int64))))
+        before_j = _tokens_before(tok.encode(joined), lengths, cuts, _byte_offsets(joined, jcodes))
+        per_piece = np.diff(before_j)
+        if heads:
+            counts[heads] += per_piece[: 2 * len(heads) : 2]
+        if joinable and tails:
+            counts[tails] += per_piece[len(per_piece) - len(tails) :]
+    out: list[int] = counts.tolist()
+    if not joinable:
+        for i, c in zip(tails, tok.count_batch(last_words), strict=True):
+            out[i] += c
+    alone = np.flatnonzero(~split).tolist()
+    if alone:
+        for i, c in zip(
+            alone,
+            tok.count_batch([text[x:y] + separator for x, y in (spans[j] for j in alone)]),
+            strict=True,
+        ):
+            out[i] = c
+    return out

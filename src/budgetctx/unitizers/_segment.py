@@ -13,6 +13,7 @@ sentence boundaries inside each block of running text. blingfire keeps most abbr
 from __future__ import annotations
 
 import ctypes
+import itertools
 import re
 import threading
 import unicodedata
@@ -303,9 +304,14 @@ def _lines(text: str) -> list[_Line | None]:
     return out
 
 
-def _joins(prev: str, nxt: str) -> bool:
-    """Whether line ``nxt`` continues the text of ``prev`` (a wrapped line) or starts afresh."""
-    if _LIST_MARKER.match(nxt) or is_header_text(nxt) or _inline_heading(nxt):
+def _joins(prev: str, nxt: str, *, starts_afresh: bool | None = None) -> bool:
+    """Whether line ``nxt`` continues the text of ``prev`` (a wrapped line) or starts afresh.
+
+    ``starts_afresh``: whether ``nxt`` opens a list item, is a header or leads with an inline
+    heading, when the caller has already asked (segment_text asks once per line)."""
+    if starts_afresh is None:
+        starts_afresh = bool(_LIST_MARKER.match(nxt) or is_header_text(nxt) or _inline_heading(nxt))
+    if starts_afresh:
         return False
     first = nxt[0]
     if first.islower():
@@ -345,7 +351,7 @@ def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
         if line is None:
             flush()
             continue
-        heading = is_header_text(line.text)
+        heading = found = is_header_text(line.text)
         if heading is not None and (
             (line.text.endswith(":") and is_speaker(heading))
             # a header longer than max_words is cut like any other text
@@ -357,10 +363,18 @@ def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
             segments.append(Segment(line.start, line.end, line.text, "header", heading))
             continue
         marker = _LIST_MARKER.match(line.text)
-        inline = _inline_heading(line.text)
+        inline = found_inline = _inline_heading(line.text)
         if inline is not None and is_speaker(inline[0]):
             inline = None
-        if block and not marker and not inline and _joins(block[-1].text, line.text):
+        # the header, marker and inline-heading tests of this line, asked once, not again
+        # inside _joins (they were a tenth of segmentation)
+        afresh = bool(marker or found or found_inline)
+        if (
+            block
+            and not marker
+            and not inline
+            and _joins(block[-1].text, line.text, starts_afresh=afresh)
+        ):
             block.append(line)
             continue
         flush()
@@ -390,6 +404,8 @@ _SCRIPT_END = re.compile(
     rf"(?![0-9\uff10-\uff19])|[!?](?=[{_CJK}]))(?![{_CLOSERS}]+[\u3068\u3063])[{_CLOSERS}]*"
 )
 _LEADING_CLOSERS = re.compile(rf"[{_CLOSERS}]+")
+# Every character without which _SCRIPT_END cannot match (its [!?] needs CJK after it).
+_SCRIPT_CHARS = re.compile(rf"[\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965\uff0e{_CJK}]")
 
 
 # blingfire needs about 18 bytes of buffers per byte of input: a block of running text longer
@@ -492,7 +508,11 @@ def _split_block(
         spans.append((a, b))
     if not spans:
         spans = [(0, len(chunk))]
-    spans = _split_script_ends(chunk, spans)
+    scripts = not chunk.isascii() and _SCRIPT_CHARS.search(chunk)  # isascii: one fast pass
+    if scripts or any(p[1] == q[0] for p, q in itertools.pairwise(spans)):
+        # Only a block with such a sentence end, or with sentences that touch (a closing
+        # quote blingfire split off), has anything to split or give back.
+        spans = _split_script_ends(chunk, spans)
     spans = [_trim(chunk, a, b) for a, b in _repair_spans(chunk, spans)]
     # A vocabulary header run into the end of the block's last line, after a sentence:
     # "... last updated in 2017. Objectives\nTo assess ..." (a lost line break).
