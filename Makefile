@@ -18,7 +18,7 @@ UV_INSTALL = $(UV) pip install --quiet --python $(BIN)/python $$uv_options
 # and ggml builds one CPU backend for this machine (-march=native).
 LLAMA_CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE=$(CURDIR)/.ci/llama_cpp_minimal.cmake
 
-.PHONY: demo test lint typecheck unit bench clean browser
+.PHONY: demo test lint typecheck unit docs dist bench clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,10 +63,32 @@ browser:
 unit: $(STAMP_TEST) browser
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
 
-test: lint typecheck unit
+# The documentation site (mkdocs.yml, docs/): built with --strict, so a broken link, a missing
+# page or an API reference that no longer matches the code fails the build. Output in site/.
+docs: $(STAMP_TEST)
+	NO_MKDOCS_2_WARNING=1 PYTHONPATH=$(CURDIR)/src $(BIN)/mkdocs build --strict --quiet --site-dir site
+
+test: lint typecheck docs unit
+
+# The sdist and the wheel, and a CycloneDX SBOM of the runtime dependencies: the wheel is
+# installed alone into a scratch environment and cyclonedx-py lists what it resolved to (the
+# real versions, not the ranges in pyproject.toml). uv build takes pip's indexes as well, with
+# pip's constraints as build constraints (its only constraint option).
+SBOM_VENV := dist/.sbom-venv
+dist: $(STAMP_TEST)
+	rm -rf dist
+	$(UV_OPTIONS) && $(UV) build --quiet \
+	    $$(printf '%s\n' $$uv_options | sed 's/^--constraint$$/--build-constraints/') --out-dir dist
+	$(UV) venv --quiet --python $(BIN)/python $(SBOM_VENV)
+	$(UV_OPTIONS) && $(UV) pip install --quiet --python $(SBOM_VENV)/bin/python $$uv_options \
+	    dist/budgetctx-*.whl
+	$(BIN)/cyclonedx-py environment --output-reproducible --of JSON \
+	    -o dist/$$(basename dist/budgetctx-*.whl .whl).cdx.json $(SBOM_VENV)/bin/python
+	rm -rf $(SBOM_VENV)
+	@ls dist
 
 bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/bench_build_context.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis dist site

@@ -58,6 +58,10 @@ def batch(
         str | None, typer.Option(help="Ray cluster address, e.g. auto (default: a local one).")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
+    overwrite: Annotated[
+        bool,
+        typer.Option(help="Delete OUT and its journal first and start again (no resume)."),
+    ] = False,
 ) -> None:
     """Condense every row of INPUT into OUT; run it again to resume after an interruption.
 
@@ -93,6 +97,7 @@ def batch(
         text_field=text_field,
         id_field=id_field,
         progress=progress,
+        overwrite=overwrite,
         **options,
     )
     pct = 100.0 * summary.tokens_saved / max(summary.tokens_in, 1)

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from budgetctx._cli_options import Representation, Tokenizer
 from budgetctx._errors import InvalidParameterError
 
 __all__ = ["sensitivity"]
@@ -59,8 +60,8 @@ def sensitivity(
         str | None,
         typer.Option("--data-dir", help="Dataset folder (default: $BUDGETCTX_DATA or ~/.cache)."),
     ] = None,
-    tokenizer: Annotated[str, typer.Option()] = "o200k_base",
-    representation: Annotated[str, typer.Option()] = "tfidf",
+    tokenizer: Tokenizer = "o200k_base",
+    representation: Representation = "tfidf",
     seed: Annotated[int, typer.Option(help="Seed of the split and of --sample.")] = 0,
     workers: Annotated[int, typer.Option(help="Processes.")] = 2,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,

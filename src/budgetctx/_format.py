@@ -83,7 +83,7 @@ def context_summary(ctx: Context) -> str:
         f"budgetctx: {ctx.tokens_used}/{ctx.budget} tokens ({ctx.tokenizer}), "
         f"{len(ctx.units)} of {ctx.n_units} units kept, document {ctx.document_tokens} tokens, "
         f"selector={ctx.selector}"
-        + (f" (routed: {ctx.route.reason})" if ctx.route else "")
+        + (f" (chosen automatically; {ctx.route.reason})" if ctx.route else "")
         + f" unitizer={ctx.unitizer}, "
         f"{ctx.timings_ms.get('total', 0.0):.1f} ms" + (f"; {ctx.reason}" if ctx.reason else "")
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -48,6 +49,7 @@ from budgetctx._format import (
 from budgetctx._html import render_html
 from budgetctx._io import decode_document, read_document, read_documents
 from budgetctx._messages import fit_messages
+from budgetctx._progress import Working
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
 from budgetctx.selectors import parse_options, split_selector_specs
 
@@ -62,6 +64,17 @@ EXIT_USAGE = 2
 
 def _error(message: str) -> None:
     typer.echo(f"budgetctx: error: {one_line(message)}", err=True)
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    typer.echo(f"budgetctx: warning: {one_line(str(message))}", err=True)
 
 
 class _Group(TyperGroup):
@@ -84,7 +97,13 @@ class _Group(TyperGroup):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         try:
-            code = super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
+            with warnings.catch_warnings():
+                # A warning is for the user, not a developer: one line, no file path and no
+                # source line (Python's default shows both).
+                warnings.showwarning = _show_warning
+                code = super().main(
+                    args, prog_name, complete_var, False, windows_expand_args, **extra
+                )
         except _click_errors.NoArgsIsHelpError as exc:
             exc.show()  # the help text, as the user asked for nothing else
             sys.exit(EXIT_USAGE)
@@ -114,6 +133,29 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Budgeted, token-exact context construction for long documents.",
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from budgetctx._version import __version__
+
+        typer.echo(f"budgetctx {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version and exit.",
+            callback=_print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Budgeted, token-exact context construction for long documents."""
 
 
 @app.command()
@@ -175,7 +217,8 @@ def select(
 
         chosen = load_router(router)
     pins = pins_from_options(pin, pin_regex)
-    ctx = build_context(
+    ctx = Working(_size_label(documents)).call(
+        build_context,
         documents,
         budget,
         tokenizer=tokenizer,
@@ -199,6 +242,15 @@ def select(
     typer.echo(context_summary(ctx), err=True)
     if html_out is not None:
         typer.echo(f"budgetctx: provenance view written to {html_out}", err=True)
+
+
+def _size_label(documents: str | list[Any]) -> str:
+    """What ``select`` is working on, in sizes only (never text: it may be PHI)."""
+    texts = [documents] if isinstance(documents, str) else [d.text for d in documents]
+    size = sum(len(t) for t in texts)
+    amount = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} characters"
+    plural = "" if len(texts) == 1 else "s"
+    return f"condensing {len(texts)} document{plural} ({amount})"
 
 
 @app.command("fit-messages")
@@ -258,12 +310,13 @@ def fit_messages_cmd(
 
 @app.command()
 def demo(
-    budget: Annotated[int, typer.Option("--budget", "-b")] = 256,
-    selector: Annotated[
-        str, typer.Option(help="Selector name or spec (mmr:lambda_=0.5).")
-    ] = DEFAULT_SELECTOR,
-    unitizer: Annotated[str, typer.Option()] = "section",
-    query: Annotated[str | None, typer.Option("--query", "-q")] = None,
+    budget: Budget = 256,
+    selector: Selector = DEFAULT_SELECTOR,
+    unitizer: Unitizer = "section",
+    query: Annotated[
+        str | None,
+        typer.Option("--query", "-q", help="Relevance query (else the centroid)."),
+    ] = None,
 ) -> None:
     """Condense the bundled sample discharge note and show the provenance table."""
     from rich.console import Console
@@ -303,9 +356,19 @@ def components() -> None:
         typer.echo(f"{kind}: {', '.join(names)}")
 
 
-datasets_app = typer.Typer(no_args_is_help=True, help="Evaluation datasets: list, inspect, fetch.")
+datasets_app = typer.Typer(no_args_is_help=True, help="Evaluation datasets: list, info, fetch.")
 app.add_typer(datasets_app, name="datasets")
 
+Metric = Annotated[
+    str, typer.Option(help="Score that decides: rouge1, rouge2, rougeL, token_f1 ...")
+]
+CandidateSelectors = Annotated[
+    str | None,
+    typer.Option(
+        help="Candidate selectors, comma-separated (default: every selector in the run's "
+        "rows, with its options, e.g. lead,mmr,rcd:alpha=0.5)."
+    ),
+]
 DataDir = Annotated[
     str | None,
     typer.Option("--data-dir", help="Dataset folder (default: $BUDGETCTX_DATA or ~/.cache)."),
@@ -323,9 +386,9 @@ def datasets_list(data_dir: DataDir = None) -> None:
 
 @datasets_app.command("info")
 def datasets_info(
-    name: str,
+    name: Annotated[str, typer.Argument(help="Dataset name (see 'budgetctx datasets list').")],
     data_dir: DataDir = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Source, licence, split rule, counts and file status of one dataset."""
     from budgetctx.eval.datasets import dataset_info
@@ -378,8 +441,8 @@ def sweep(
     split: Annotated[str | None, typer.Option(help="validation, test, or both.")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many examples.")] = None,
     data_dir: DataDir = None,
-    tokenizer: Annotated[str, typer.Option()] = "o200k_base",
-    representation: Annotated[str, typer.Option()] = "tfidf",
+    tokenizer: Tokenizer = "o200k_base",
+    representation: Representation = "tfidf",
     oracle: Annotated[
         bool | None,
         typer.Option(help="Add the extractive oracle (default: yes, except with --generate)."),
@@ -513,7 +576,8 @@ def report(
     """Write Markdown/CSV tables and PNG figures (paper-style) for a sweep."""
     from budgetctx.eval.report import write_report
 
-    files = write_report(
+    files = Working(f"writing the report of {run}").call(
+        write_report,
         run,
         out_dir=out,
         metric=metric,
@@ -533,12 +597,16 @@ def cost(
     model: Annotated[str, typer.Option(help="Priced model, e.g. gpt-4o.")] = "gpt-4o",
     dataset: Annotated[
         str | None,
-        typer.Option("--dataset", "-d", help="Compare with full documents of this dataset."),
+        typer.Option(
+            "--dataset",
+            "-d",
+            help="Compare with full documents of this dataset (read from --data-dir).",
+        ),
     ] = None,
     data_dir: DataDir = None,
     split: Annotated[str | None, typer.Option(help="validation, test, or both.")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many documents.")] = None,
-    tokenizer: Annotated[str, typer.Option()] = "o200k_base",
+    tokenizer: Tokenizer = "o200k_base",
     overhead_tokens: Annotated[
         int, typer.Option(help="Prompt template tokens added to every call.")
     ] = 0,
@@ -577,11 +645,11 @@ def cost(
 def calibrate(
     run: Annotated[Path, typer.Argument(help="A sweep's run folder.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Router config to write (JSON).")],
-    metric: Annotated[str, typer.Option()] = "rouge1",
+    metric: Metric = "rouge1",
     kind: Annotated[str, typer.Option(help="feature (tree + budget fallback) or budget.")] = (
         "feature"
     ),
-    selectors: Annotated[str, typer.Option(help="Candidate selectors.")] = "lead,mmr,rcd",
+    selectors: CandidateSelectors = None,
     dataset: Annotated[
         list[str] | None, typer.Option("--dataset", "-d", help="Calibrate on these only.")
     ] = None,
@@ -593,7 +661,7 @@ def calibrate(
         run,
         kind=kind,  # type: ignore[arg-type]
         metric=metric,
-        candidates=tuple(split_selector_specs(selectors)),
+        candidates=tuple(split_selector_specs(selectors)) if selectors else None,
         datasets=dataset,
         out=out,
     )
@@ -610,8 +678,8 @@ def route_eval_cmd(
     out: Annotated[Path | None, typer.Option(help="Output folder (default RUN/route_eval).")] = (
         None
     ),
-    metric: Annotated[str, typer.Option()] = "rouge1",
-    selectors: Annotated[str, typer.Option(help="Candidate selectors.")] = "lead,mmr,rcd",
+    metric: Metric = "rouge1",
+    selectors: CandidateSelectors = None,
     router: Annotated[
         Path | None, typer.Option(help="Evaluate this router config instead of calibrating.")
     ] = None,
@@ -633,7 +701,8 @@ def route_eval_cmd(
 
         result = lodo_route_eval(
             json.loads(run.read_text(encoding="utf-8")),
-            candidates=tuple(split_selector_specs(selectors)),
+            # A peer-grid result has no run rows to follow: the paper's three by default.
+            candidates=tuple(split_selector_specs(selectors or "lead,mmr,rcd")),
             out_dir=out,
         )
         typer.echo(result.markdown)
@@ -644,7 +713,7 @@ def route_eval_cmd(
         run,
         out_dir=out,
         metric=metric,
-        candidates=tuple(split_selector_specs(selectors)),
+        candidates=tuple(split_selector_specs(selectors)) if selectors else None,
         router=load_router(router) if router is not None else None,
         calibration=calibration,  # type: ignore[arg-type]
     )

@@ -45,9 +45,15 @@ def test_budget_router_regimes() -> None:
         "mmr",
         "rcd",
     ]
-    assert "b1=512" in r.route(STATS, 256).reason
+    # Plain words (issue 25): the budget and the rule, no b1=/b2= jargon.
+    assert r.route(STATS, 256).reason == (
+        "budget 256 tokens: the calibrated budget rule uses it up to 512 tokens"
+    )
+    assert "from 512 tokens up to 1024" in r.route(STATS, 600).reason
+    assert "above 1024 tokens" in r.route(STATS, 4096).reason
     never = BudgetRouter(b1=math.inf, b2=math.inf, selectors=("mmr", "lead", "rcd"))
     assert never.route(STATS, 10**6).selector == "mmr"
+    assert "at every budget" in never.route(STATS, 10**6).reason
     with pytest.raises(InvalidParameterError):
         BudgetRouter(b1=1024, b2=512)
 
@@ -116,6 +122,10 @@ def test_feature_router_uses_the_document_and_falls_back() -> None:
     cautious = FeatureRouter(fr.tree, fr.selectors, fr.fallback, min_gain=0.5)
     decision = cautious.route(DocumentStats(0.9, 0.1, 4000, 0.1), 256)
     assert decision.fallback and decision.selector == "mmr"
+    # Plain words: what the rule picked and that no selector beat it by the margin.
+    assert "no other selector was predicted to score at least 0.5 higher" in decision.reason
+    override = fr.route(DocumentStats(0.9, 0.1, 4000, 0.1), 256).reason
+    assert "calibration cases) scored" in override and "higher with it than with mmr" in override
 
 
 def test_cv_chooses_hyperparameters_on_calibration_rows_only() -> None:
@@ -251,7 +261,7 @@ def test_cli_calibrate_route_eval_and_select(tmp_path: Path, sample_note: str) -
     note.write_text(sample_note)
     result = runner.invoke(app, ["select", str(note), "-b", "200", "--router", str(out)])
     assert result.exit_code == 0, result.output
-    assert "routed" in result.stderr
+    assert "chosen automatically" in result.stderr
     bad = runner.invoke(app, ["select", str(note), "-b", "200", "--router", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "No router config" in bad.stderr
 

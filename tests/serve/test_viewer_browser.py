@@ -149,6 +149,7 @@ def test_html_file_shows_the_route_when_auto(page: Any, tmp_path: Path) -> None:
     page.goto(out.as_uri())
     shown = page.locator(".bc-route").text_content()
     assert f"chose {route.selector}" in shown and route.reason in shown
+    assert "confidence" not in shown  # plain words, not a score that reads as an error
     assert page.errors == []
 
 

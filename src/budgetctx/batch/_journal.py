@@ -83,8 +83,9 @@ class Journal:
             shown = "; ".join(f"{k}: {a!r} then, {b!r} now" for k, (a, b) in sorted(diff.items()))
             raise InvalidParameterError(
                 f"{str(out)!r} was started with another configuration ({shown}). Run the "
-                f"same command as before to resume it, or write to a new --out (or delete "
-                f"{str(out)!r} and {str(self.path)!r} to start again).",
+                f"same command as before to resume it, write to a new --out, or pass "
+                f"--overwrite (overwrite=True) to delete {str(out)!r} and its journal and "
+                "start again.",
                 parameter="out",
                 value=str(out),
             )

@@ -46,6 +46,7 @@ _CONSTRAINTS: Mapping[str, Constraint] = {
     "text_field": InstanceOf(str, "a str", fix="the column that holds the text."),
     "id_field": InstanceOf(str, "a str", fix="the column that holds the id."),
     "ray_chunk": Interval(int, 1, fix="rows handed to Ray Data at a time, e.g. 10000."),
+    "overwrite": InstanceOf(bool, "a bool", fix="True to start again, False to resume."),
 }
 
 
@@ -92,12 +93,14 @@ def run_batch(
     id_field: str = "id",
     progress: bool | ProgressFn = False,
     ray_chunk: int = 10_000,
+    overwrite: bool = False,
     **options: Any,
 ) -> BatchSummary:
     """Condense every row of ``input`` into ``out`` (JSONL, CSV or Parquet by extension).
 
     ``options`` go to :func:`~budgetctx.build_context`. Re-running the same call resumes;
-    another configuration for an existing ``out`` is refused. See the module docstring.
+    another configuration for an existing ``out`` is refused, unless ``overwrite=True``, which
+    deletes ``out`` and its journal first and starts again. See the module docstring.
 
     >>> import tempfile, pathlib, json
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -116,6 +119,7 @@ def run_batch(
             "text_field": text_field,
             "id_field": id_field,
             "ray_chunk": ray_chunk,
+            "overwrite": overwrite,
         },
     )
     source, target = Path(input), Path(out)
@@ -145,6 +149,11 @@ def _locked_run(
 ) -> BatchSummary:
     text_field, id_field = settings["text_field"], settings["id_field"]
     jpath = journal_path(target)
+    if settings["overwrite"] is True:
+        # Only the output and the journal this batch would have written (SQLite's WAL and
+        # shared-memory files included), never anything else in the folder.
+        for stale in (target, jpath, *(jpath.with_name(jpath.name + s) for s in ("-wal", "-shm"))):
+            stale.unlink(missing_ok=True)
     if target.exists() and not jpath.exists():
         raise InvalidParameterError(
             f"{str(target)!r} exists and has no journal ({jpath.name}), so it was not written "

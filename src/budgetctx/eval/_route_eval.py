@@ -29,7 +29,7 @@ def _load(
     run_dir: str | Path,
     *,
     metric: str,
-    candidates: Sequence[str],
+    candidates: Sequence[str] | None,
     unitizer: str,
     split: str,
     datasets: Sequence[str] | None,
@@ -46,18 +46,54 @@ def _load(
     with SweepStore(run_dir) as store:
         settings = store.settings() or {}
         rows = list(store.rows(split=split))
-    insts = instances(rows, metric=metric, candidates=candidates, unitizer=unitizer)
     if datasets is not None:
-        insts = [i for i in insts if i.dataset in set(datasets)]
+        rows = [r for r in rows if r.dataset in set(datasets)]
+    # The run's own selectors, in the order the sweep first wrote them (calibration breaks
+    # ties by candidate order): a run swept with rcd:alpha=0.5 calibrates on that spec.
+    swept = list(dict.fromkeys(r.selector for r in rows if r.unitizer == unitizer))
+    swept = [s for s in swept if s != "oracle"]
+    if candidates is None:
+        candidates = swept
+    insts = instances(rows, metric=metric, candidates=candidates, unitizer=unitizer)
     if not insts:
         raise InvalidParameterError(
-            f"{run_dir} has no {split} rows with {unitizer} units for all of "
-            f"{list(candidates)} and metric {metric!r}; sweep those selectors on the {split} "
-            "split.",
-            parameter="split",
-            value=split,
+            _no_instances(run_dir, rows, swept, candidates, split, unitizer, metric),
+            parameter="selectors" if rows and swept else "split",
+            value=",".join(candidates),
         )
     return insts, str(settings.get("tokenizer", "o200k_base"))
+
+
+def _no_instances(
+    run_dir: str | Path,
+    rows: Sequence[Any],
+    swept: Sequence[str],
+    candidates: Sequence[str],
+    split: str,
+    unitizer: str,
+    metric: str,
+) -> str:
+    """Why no (example, budget) had a score for every candidate, and the fix."""
+    if not rows:
+        return f"{run_dir} has no {split} rows; sweep with --split {split} (or both) first."
+    if not swept:
+        units = sorted({r.unitizer for r in rows})
+        return (
+            f"{run_dir} has {len(rows)} {split} rows, none with {unitizer} units (it has "
+            f"{units}); sweep with --unitizers {unitizer}."
+        )
+    missing = [c for c in candidates if c not in swept]
+    if missing:
+        return (
+            f"{run_dir} has {len(rows)} {split} rows, but none for {missing}; its selectors "
+            f"are {', '.join(swept)}. Pass --selectors with names from the run (or leave it "
+            "out to use them all)."
+        )
+    return (
+        f"{run_dir} has {len(rows)} {split} rows, but no example and budget with a "
+        f"{metric!r} score for every one of {list(candidates)}; check --metric, or resume "
+        "the sweep so that every selector finishes."
+    )
 
 
 def _fit(
@@ -86,13 +122,15 @@ def calibrate(
     *,
     kind: Kind = "feature",
     metric: str = "rouge1",
-    candidates: Sequence[str] = PAPER_SELECTORS,
+    candidates: Sequence[str] | None = PAPER_SELECTORS,
     unitizer: str = "sentence",
     datasets: Sequence[str] | None = None,
     out: str | Path | None = None,
     **options: Any,
 ) -> BudgetRouter | FeatureRouter:
-    """Fit a router on the *validation* rows of a sweep run (never its test rows)."""
+    """Fit a router on the *validation* rows of a sweep run (never its test rows).
+
+    ``candidates=None`` takes every selector the run has rows for (the oracle aside)."""
     insts, tokenizer = _load(
         run_dir,
         metric=metric,
@@ -121,7 +159,7 @@ def route_eval(
     *,
     out_dir: str | Path | None = None,
     metric: str = "rouge1",
-    candidates: Sequence[str] = PAPER_SELECTORS,
+    candidates: Sequence[str] | None = PAPER_SELECTORS,
     unitizer: str = "sentence",
     router: Router | None = None,
     calibration: Literal["pooled", "per-dataset"] = "pooled",
@@ -129,7 +167,8 @@ def route_eval(
     """Calibrate a budget router and a feature router on the *validation* rows (pooled over
     the run's datasets, or per dataset), or use ``router``; then score them on each
     dataset's *test* rows against every fixed candidate, the per-budget bounds (best/worst
-    fixed selector) and the per-instance bounds (best/worst selector per example)."""
+    fixed selector) and the per-instance bounds (best/worst selector per example).
+    ``candidates=None`` takes every selector the run has validation rows for."""
     val, tokenizer = _load(
         run_dir,
         metric=metric,
@@ -138,6 +177,7 @@ def route_eval(
         split="validation",
         datasets=None,
     )
+    candidates = tuple(val[0].scores)  # what the validation rows resolved None to
     test, _ = _load(
         run_dir,
         metric=metric,

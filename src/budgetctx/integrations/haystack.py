@@ -4,6 +4,10 @@ Put it between a retriever and a ``PromptBuilder``. Joined with ``"\\n\\n"`` (in
 ``{{ documents | map(attribute='content') | join('\\n\\n') }}``), the documents it returns
 are at most ``budget`` tokens.
 
+Haystack sends usage telemetry (PostHog) unless ``HAYSTACK_TELEMETRY_ENABLED`` says otherwise;
+budgetctx promises that nothing leaves the machine, so importing this module turns it off when
+that variable is unset (set it to ``True`` before the import to keep Haystack's default).
+
 >>> from haystack import Document
 >>> from budgetctx.integrations.haystack import BudgetCtxCompressor
 >>> note = "Chest pain. Troponin negative. Discharged home."
@@ -16,6 +20,8 @@ are at most ``budget`` tokens.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from dataclasses import replace
 from typing import Any
 
@@ -29,10 +35,28 @@ from budgetctx.integrations._core import (
     require_items,
 )
 
+#: Haystack's switch for its usage telemetry (read once, when haystack is first imported).
+TELEMETRY_ENV = "HAYSTACK_TELEMETRY_ENABLED"
+_telemetry_off = TELEMETRY_ENV not in os.environ
+if _telemetry_off:
+    os.environ[TELEMETRY_ENV] = "False"  # before the import; and for child processes
+
 try:
     from haystack import Document, component, default_from_dict, default_to_dict
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise MissingExtraError(__name__, "haystack-ai", "haystack") from exc
+
+
+def _silence_telemetry() -> None:
+    """Turn off the telemetry of a haystack imported before this module, with it on: its
+    ``send_telemetry`` reads this module-level object at every call, so None silences it."""
+    module = sys.modules.get("haystack.telemetry._telemetry")
+    if module is not None and hasattr(module, "telemetry"):
+        vars(module)["telemetry"] = None
+
+
+if _telemetry_off:
+    _silence_telemetry()
 
 __all__ = ["BudgetCtxCompressor"]
 

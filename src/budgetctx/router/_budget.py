@@ -49,15 +49,23 @@ class BudgetRouter:
             )
 
     def choose(self, budget: int) -> tuple[str, str]:
+        """The selector for ``budget`` and, in plain words, the rule that picked it."""
+        # Said in words a reader of the CLI or the viewer can follow without the paper:
+        # the thresholds are token counts, "inf" means the regime is never left.
         if budget <= self.b1:
-            return self.selectors[0], f"budget {budget} <= b1={_fmt(self.b1)}"
+            upto = "at every budget" if math.isinf(self.b1) else f"up to {_fmt(self.b1)} tokens"
+            return self.selectors[0], f"the calibrated budget rule uses it {upto}"
         if budget <= self.b2:
-            return self.selectors[1], f"b1={_fmt(self.b1)} < budget {budget} <= b2={_fmt(self.b2)}"
-        return self.selectors[2], f"budget {budget} > b2={_fmt(self.b2)}"
+            upto = "" if math.isinf(self.b2) else f" up to {_fmt(self.b2)}"
+            return (
+                self.selectors[1],
+                f"the calibrated budget rule uses it from {_fmt(self.b1)} tokens{upto}",
+            )
+        return self.selectors[2], f"the calibrated budget rule uses it above {_fmt(self.b2)} tokens"
 
     def route(self, stats: DocumentStats, budget: int) -> RouteDecision:
         selector, why = self.choose(budget)
-        return RouteDecision(selector, "budget", f"{why}: {selector}", stats)
+        return RouteDecision(selector, "budget", f"budget {budget} tokens: {why}", stats)
 
     def to_config(self) -> dict[str, Any]:
         return {

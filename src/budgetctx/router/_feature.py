@@ -47,23 +47,35 @@ class FeatureRouter:
         gain = float("nan")
         if base_selector in self.selectors:
             gain = float(scores[best] - scores[self.selectors.index(base_selector)])
+        # The reasons are for a reader of the CLI or the viewer: what was chosen and why, in
+        # words; the predicted gain stays in RouteDecision.confidence for programs.
+        where = f"budget {budget} tokens: {base_why}"
         if base_selector not in self.selectors or gain < self.min_gain:
+            margin = (
+                "this router always keeps to that rule"
+                if self.min_gain >= 1
+                else "no other selector was predicted to score at least "
+                f"{self.min_gain:g} higher on documents like this one"
+            )
             return RouteDecision(
                 base_selector,
                 "feature",
-                f"no selector predicted {self.min_gain} above the fallback ({base_why}): "
-                f"{base_selector}",
+                f"{where}; {margin}",
                 stats,
                 confidence=None if np.isnan(gain) else gain,
                 fallback=True,
             )
         chosen = self.selectors[best]
         leaf = self.tree.leaf(stats.vector(budget))
-        where = f"leaf {leaf} ({self.tree.n_samples[leaf]} calibration rows)"
+        like = f"documents like this one ({self.tree.n_samples[leaf]} calibration cases)"
         if chosen == base_selector:
-            why = f"{where} agrees with the budget rule ({base_why}): {chosen}"
+            why = f"{where}, and {like} scored best with it too"
         else:
-            why = f"{where} predicts {chosen} {gain:+.3f} over {base_selector} ({base_why})"
+            metric = self.provenance.get("metric", "score")
+            why = (
+                f"{like} scored {gain:.3f} {metric} higher with it than with "
+                f"{base_selector}, which the budget rule picks ({where})"
+            )
         return RouteDecision(chosen, "feature", why, stats, confidence=gain)
 
     def to_config(self) -> dict[str, Any]:

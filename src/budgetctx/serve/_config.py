@@ -293,7 +293,7 @@ class ServeConfig:
 def _bad_table(name: str, value: Any) -> InvalidParameterError:
     return InvalidParameterError(
         f"The {name!r} parameter of ServeConfig must be a table (a mapping). Got "
-        f"{short_repr(value)} instead; see the example in the README's 'budgetctx serve' section.",
+        f"{short_repr(value)} instead; see the serve.toml example in docs/howto/proxy.md.",
         parameter=name,
         value=short_repr(value),
     )

@@ -213,8 +213,8 @@ class TiktokenTokenizer:
         encoding of ``text`` and one of the spans' first and last words (see
         :func:`_segment_counts`); equal to counting each span on its own.
 
-        >>> TiktokenTokenizer().count_segments("Chest pain. No fever.", [(0, 11), (12, 21)], "\n")
-        ([3, 4], 6)
+        >>> TiktokenTokenizer().count_segments("Chest pain. No fever.", [(0, 11), (12, 21)], "\\n")
+        ([3, 3], 6)
         """
         ids = self.encode(text)
         lengths = _TOKEN_BYTES.get(self._name)

@@ -122,8 +122,8 @@ class Dataset(ABC):
 def missing_error(name: str, root: Path, path: Path) -> DatasetError:
     return DatasetError(
         f"Dataset {name!r} was not found in {root}: {path} is missing. "
-        f"Run `budgetctx datasets fetch {name}`, or set {DATA_ENV} (or pass data_dir=) "
-        "to a folder that holds it."
+        f"Run `budgetctx datasets fetch {name}`, or point --data-dir (data_dir= in Python, "
+        f"or {DATA_ENV}) at a folder that holds it."
     )
 
 

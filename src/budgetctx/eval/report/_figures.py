@@ -188,10 +188,10 @@ def plot_frontier(
     title: str | None = None,
     dpi: int = 150,
 ) -> Path:
-    """The Pareto frontier (the paper's Fig. 5): a line per dataset through the best mean
-    over policies at each budget. Each point is filled with the colour of the selector that
-    reaches it (the colours of the curves) and shaped by its unitizer; a black ring marks a
-    budget scoring below a smaller one.
+    """The best score at each budget (the paper's Fig. 5, its "Pareto frontier"): a line per
+    dataset through the best mean over policies at each budget. Each point is filled with the
+    colour of the selector that reaches it (the colours of the curves) and shaped by its
+    unitizer; a black ring marks a budget scoring below a smaller one.
 
     >>> import tempfile, pathlib
     >>> from budgetctx.eval.report._frontier import FrontierPoint
@@ -295,15 +295,18 @@ def plot_frontier(
                 linestyle="none",
                 markerfacecolor="none",
                 markeredgecolor="black",
-                label="below a smaller budget",
+                label="ringed: scores below\na smaller budget",
             )
         )
     _budget_axis(ax, budgets)
     # Room on the right for the dataset names at the line ends.
     ax.set_xlim(budgets[0] / 1.25, budgets[-1] * (2.0 if len(budgets) > 1 else 3.0))
     ax.set_ylabel(f"best {metric_name(metric)}")
+    # Not "Pareto frontier": on some datasets the best score falls as the budget grows, and
+    # the figure shows that (the rings) rather than a frontier that only rises.
     ax.set_title(
-        title or f"Pareto frontier: best {metric_name(metric)} over policies", fontsize="medium"
+        title or f"Best {metric_name(metric)} at each budget, over all policies",
+        fontsize="medium",
     )
     fig.legend(handles=handles, loc="outside right center", fontsize="small", frameon=False)
     return _save(fig, path, dpi)
