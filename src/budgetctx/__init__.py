@@ -1,5 +1,11 @@
 """budgetctx: token-exact, budget-aware context construction with provenance.
 
+Where to start: :func:`build_context` (one document or several, one budget), :func:`prepare`
+(one document, many budgets), :func:`build_contexts` (many documents), :func:`fit_messages`
+(chat messages), :class:`BuildOptions` (one configuration, checked once). Components are
+found by name (``get_selector("mmr:lambda_=0.5")``, ``list_unitizers()``); writing your own
+is described in docs/extending.md.
+
 >>> import budgetctx
 >>> ctx = budgetctx.build_context("Chest pain. Troponin negative. Discharged home.", budget=6)
 >>> ctx.tokens_used <= 6
@@ -27,25 +33,45 @@ from budgetctx._messages import (
     count_message_tokens,
     fit_messages,
 )
+from budgetctx._options import BuildOptions
 from budgetctx._pins import pin_regex
 from budgetctx._version import __version__
 from budgetctx.batch import ItemError, build_contexts
 from budgetctx.context import Context, DocumentStats, DocumentSummary, RouteDecision, SelectedUnit
 from budgetctx.pipeline import PreparedDocument, build_context, prepare
+
+# UnitFeatures, Selection, SelectionProblem, Segmentation and Unit stay importable from here as
+# before, but are not in __all__ below: they belong to their namespaces.
 from budgetctx.representations import (
     Representation,
-    UnitFeatures,
+    UnitFeatures,  # noqa: F401
     get_representation,
     list_representations,
 )
 from budgetctx.router import Router, default_router, load_router
-from budgetctx.selectors import Selection, SelectionProblem, Selector, get_selector, list_selectors
+from budgetctx.selectors import (
+    Selection,  # noqa: F401
+    SelectionProblem,  # noqa: F401
+    Selector,
+    get_selector,
+    list_selectors,
+)
 from budgetctx.tokenizers import Tokenizer, get_tokenizer, list_tokenizers
-from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer, list_unitizers
+from budgetctx.unitizers import (
+    Segmentation,  # noqa: F401
+    Unit,  # noqa: F401
+    Unitizer,
+    get_unitizer,
+    list_unitizers,
+)
 
+# What users call. The types a custom component is written against (Selection,
+# SelectionProblem, Segmentation, Unit, UnitFeatures) stay importable here, but belong to
+# their namespaces (budgetctx.selectors, .unitizers, .representations): see docs/extending.md.
 __all__ = [
     "BudgetCtxError",
     "BudgetCtxWarning",
+    "BuildOptions",
     "Context",
     "ContextLengthError",
     "DatasetError",
@@ -62,15 +88,10 @@ __all__ = [
     "Representation",
     "RouteDecision",
     "Router",
-    "Segmentation",
     "SelectedUnit",
-    "Selection",
-    "SelectionProblem",
     "Selector",
     "Tokenizer",
     "TokenizerError",
-    "Unit",
-    "UnitFeatures",
     "Unitizer",
     "UnknownComponentError",
     "__version__",

@@ -23,7 +23,10 @@ __all__ = [
 ]
 
 Budget = Annotated[int, typer.Option("--budget", "-b", help="Token budget (> 0).")]
-Selector = Annotated[str, typer.Option(help="Selector name, or auto (the bundled router).")]
+Selector = Annotated[
+    str,
+    typer.Option(help="Selector name or spec (mmr:lambda_=0.5), or auto (the bundled router)."),
+]
 Tokenizer = Annotated[
     str, typer.Option(help="Tokenizer: o200k_base, cl100k_base, words, a model name, hf:PATH.")
 ]

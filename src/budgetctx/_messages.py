@@ -33,6 +33,7 @@ from typing import Any, Literal
 from budgetctx._errors import InputError, InvalidParameterError, UnknownComponentError
 from budgetctx._history import HistoryPlan, dropped_note, fit_dropping, plan_history
 from budgetctx._json_units import condense_json, json_floor, parse_json_text
+from budgetctx._options import DEFAULT_SELECTOR, RULES, BuildOptions, check_budget, check_reserve
 from budgetctx._pins import Pin
 from budgetctx._validation import (
     Boolean,
@@ -46,8 +47,7 @@ from budgetctx._validation import (
     short_repr,
 )
 from budgetctx.context import Context, SelectedUnit
-from budgetctx.pipeline import _CONSTRAINTS as _PIPELINE_RULES
-from budgetctx.pipeline import DEFAULT_SELECTOR, build_context, validate_text
+from budgetctx.pipeline import PreparedDocument, _prepare, _resolve_selector, validate_text
 from budgetctx.representations import Representation
 from budgetctx.router import Router
 from budgetctx.selectors import Selector
@@ -184,6 +184,11 @@ class FittedMessages:
     exact: bool = True
 
     @property
+    def available(self) -> int:
+        """The prompt tokens the messages may use: ``budget - reserve``."""
+        return self.budget - self.reserve
+
+    @property
     def tokens_saved(self) -> int:
         return self.prompt_tokens_before - self.prompt_tokens
 
@@ -222,8 +227,7 @@ def _is_compress(value: Any) -> bool:
 
 
 _CONSTRAINTS: dict[str, Constraint] = {
-    "budget": Interval(int, 1, None, fix="e.g. budget=4096."),
-    "reserve": Interval(int, 0, None, fix="e.g. reserve=512 to keep room for the answer."),
+    "reserve": RULES["reserve"],
     "model": NoneOr(InstanceOf(str, "a str"), fix="e.g. model='gpt-4o'."),
     "tokenizer": Predicate(
         lambda v: v is None or isinstance(v, str | Tokenizer),
@@ -543,12 +547,24 @@ def _check_compress(
     return sorted({i % len(parsed) for i in wanted})
 
 
-def _build_options(**values: Any) -> dict[str, Any]:
-    """Check the options handed to ``build_context`` here, so a bad one fails at once and
-    names fit_messages, not only when a message needs condensing."""
-    return {
-        name: check("fit_messages", name, v, _PIPELINE_RULES[name]) for name, v in values.items()
-    }
+#: BuildOptions fields that fit_messages sets itself (its own keywords, or fixed by the format).
+_OWN_OPTIONS = ("tokenizer", "query", "reserve", "order", "document_header", "document_separator")
+
+
+def _selection_options(options: BuildOptions | None, **keywords: Any) -> BuildOptions:
+    """The selection's options, checked here, so a bad one fails at once and names
+    fit_messages, not only when a message needs condensing."""
+    if options is not None and isinstance(options, BuildOptions):
+        default = BuildOptions()
+        own = [n for n in _OWN_OPTIONS if getattr(options, n) != getattr(default, n)]
+        if own:
+            raise InvalidParameterError(
+                f"The 'options' parameter of fit_messages sets {own}, which fit_messages "
+                "decides itself; pass tokenizer=, query= and reserve= to fit_messages instead.",
+                parameter="options",
+                value=own,
+            )
+    return BuildOptions.merge(options, "fit_messages", **keywords)
 
 
 def _auto_query(parsed: Sequence[_Message]) -> str | None:
@@ -682,6 +698,7 @@ def fit_messages(
     unitizer_options: Mapping[str, Any] | None = None,
     history: Literal["auto", "keep"] = "auto",
     keep_turns: int = 1,
+    options: BuildOptions | None = None,
 ) -> FittedMessages:
     """Condense chat ``messages`` so that their prompt tokens are ``<= budget - reserve``.
 
@@ -703,7 +720,9 @@ def fit_messages(
     - ``query="auto"`` ranks sentences by relevance to the last user message (never to
       anything after it); None uses the centroid of the condensed text; a str is the query.
     - ``pin`` and ``on_pin_overflow`` are ``build_context``'s; a unit id counts the units of
-      the condensed texts in message order.
+      the condensed texts in message order. ``options`` (a :class:`~budgetctx.BuildOptions`)
+      carries the selection's options at once; ``tokenizer``, ``query`` and ``reserve`` stay
+      fit_messages' own keywords.
     - ``history="auto"``: a turn starts at a user message and holds the answer, tool calls
       and tool results after it. The last ``keep_turns`` turns and every system message are
       never dropped; older turns are dropped whole, oldest first, until the rest fits by
@@ -730,9 +749,9 @@ def fit_messages(
     >>> fit.prompt_tokens <= 40, fit.messages[2] == msgs[2], fit.compressed[0].index
     (True, True, 1)
     """
+    budget = check_budget("fit_messages", budget)
     opts = _check(
         "fit_messages",
-        budget=budget,
         reserve=reserve,
         model=model,
         tokenizer=tokenizer,
@@ -744,7 +763,8 @@ def fit_messages(
         history=history,
         keep_turns=keep_turns,
     )
-    build = _build_options(
+    build = _selection_options(
+        options,
         selector=selector,
         unitizer=unitizer,
         representation=representation,
@@ -752,16 +772,10 @@ def fit_messages(
         truncate=truncate,
         selector_options=selector_options,
         unitizer_options=unitizer_options,
+        pin=pin,
         on_pin_overflow=on_pin_overflow,
     )
-    if reserve >= budget:
-        raise InvalidParameterError(
-            f"The 'reserve' parameter of fit_messages must be < budget ({budget}). Got "
-            f"{reserve} instead; nothing would be left for the messages. Lower reserve or "
-            "raise the budget.",
-            parameter="reserve",
-            value=reserve,
-        )
+    check_reserve(budget, reserve, owner="fit_messages", what="messages")
     tok = _tokenizer("fit_messages", opts["model"], opts["tokenizer"])
     parsed = _parse(messages, tok, opts["image_tokens"])
     limit = budget - reserve
@@ -813,6 +827,7 @@ def fit_messages(
                     selector_options=selector_options,
                     unitizer_options=unitizer_options,
                     history="keep",
+                    options=options,
                 )
 
             result, kept_at, drop = fit_dropping(messages, plan, fit_kept)
@@ -872,8 +887,20 @@ def fit_messages(
     notes: list[str] = []
     # What the condensed texts may cost, counted as they are counted in the messages.
     content_budget = limit - (before - sum(t.tokens for _, t in targets))
-    if build["unitizer"] == "sentence":
-        build["unitizer"] = "blocks"  # sentences, but code blocks and tables whole
+    if build.unitizer == "sentence":
+        build = build.replace(unitizer="blocks")  # sentences, but code blocks and tables whole
+    # One document per condensed text, no header: prepared (unitized, counted, represented)
+    # once, then selected again at each smaller content budget (the texts do not change).
+    build = build.replace(tokenizer=tok, query=q, document_header=None, document_separator="")
+    prepared: list[tuple[PreparedDocument, Any]] = []
+
+    def select(texts: list[str], room: int) -> Context:
+        if not prepared:
+            chosen = _resolve_selector(build.selector, build.selector_options)
+            prepared.append((_prepare(texts, **build.prepare_options()), chosen))
+        doc, chosen = prepared[0]
+        return doc._select(room, build, chosen)
+
     kept, total, ctx = empty, fixed, None
     omitted = [""] * len(targets)
     ran = False
@@ -884,16 +911,7 @@ def fit_messages(
             [t for _, t in targets],
             values,
             content_budget,
-            lambda texts, room: build_context(
-                texts,
-                room,
-                tokenizer=tok,
-                query=q,
-                pin=pin,
-                document_header=None,
-                document_separator="",
-                **build,
-            ),
+            select,
             tok.count,
         )
         ran = True

@@ -51,7 +51,7 @@ from budgetctx._io import decode_document, read_document, read_documents
 from budgetctx._messages import fit_messages
 from budgetctx._progress import Working
 from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
-from budgetctx.selectors import split_selector_specs
+from budgetctx.selectors import parse_options, split_selector_specs
 
 try:  # typer >= 0.24 vendors its own click, whose exceptions are these
     from typer._click import exceptions as _click_errors
@@ -265,7 +265,9 @@ def fit_messages_cmd(
     ] = None,
     tokenizer: Annotated[str | None, typer.Option(help="Tokenizer, instead of --model.")] = None,
     reserve: Annotated[int, typer.Option(help="Tokens kept free for the answer.")] = 0,
-    selector: Annotated[str, typer.Option(help="Selector name, or auto.")] = DEFAULT_SELECTOR,
+    selector: Annotated[
+        str, typer.Option(help="Selector name or spec (mmr:lambda_=0.5), or auto.")
+    ] = DEFAULT_SELECTOR,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the full result with provenance.")
     ] = False,
@@ -299,7 +301,7 @@ def fit_messages_cmd(
         out = list(fit.messages) if body is None else {**body, "messages": list(fit.messages)}
         typer.echo(json.dumps(out, ensure_ascii=False, indent=2))
     typer.echo(
-        f"budgetctx: {fit.prompt_tokens}/{fit.budget - fit.reserve} prompt tokens "
+        f"budgetctx: {fit.prompt_tokens}/{fit.available} prompt tokens "
         f"({fit.tokenizer}), was {fit.prompt_tokens_before}; condensed messages "
         f"{[p.index for p in fit.compressed]}",
         err=True,
@@ -720,21 +722,10 @@ def route_eval_cmd(
 
 
 def _options(items: list[str]) -> dict[str, Any]:
-    """``key=value`` pairs; values that read as JSON numbers/booleans become those."""
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise InvalidParameterError(
-                f"Options are key=value, got {item!r}; e.g. --gen-option base_url=http://...",
-                parameter="gen_option",
-                value=item,
-            )
-        try:
-            out[key.strip()] = json.loads(value)
-        except ValueError:
-            out[key.strip()] = value
-    return out
+    """``key=value`` pairs, read as selector specs' options are."""
+    return parse_options(
+        items, fix="e.g. --gen-option base_url=http://localhost:8080/v1.", parameter="gen_option"
+    )
 
 
 def _budgets(text: str) -> tuple[int, ...]:

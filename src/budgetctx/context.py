@@ -138,16 +138,20 @@ class Context:
     """A budgeted context with full provenance.
 
     ``text`` is what goes to the model; ``tokens_used`` is its exact count with
-    ``tokenizer`` and is never above ``budget - reserve``. ``units`` are the kept units in
-    document order; ``excluded`` lists the ids of every unit left out; ``documents`` summarises
-    each input document (one for a single text). ``document_tokens`` is the input's count; for
-    several documents, the sum of each document's count and each header's (with its
-    separators), each counted on its own.
+    ``tokenizer`` and is never above ``available`` (``budget - reserve``). ``units`` are the
+    kept units in document order; ``excluded`` lists the ids of every unit left out;
+    ``documents`` summarises each input document (one for a single text).
+    ``document_tokens`` is the input's count; for several documents, the sum of each
+    document's count and each header's (with its separators), each counted on its own.
 
     >>> from budgetctx import build_context
     >>> ctx = build_context("Chest pain. Troponin negative. Discharged home.", budget=5)
-    >>> ctx.tokens_used <= ctx.budget
+    >>> ctx.tokens_used <= ctx.available == ctx.budget - ctx.reserve
     True
+
+    The selector is recorded once per role: ``selector`` is the name of the one that ran
+    (whatever chose it), ``params["selector"]`` its parameters, and ``route`` (set only when a
+    router chose) the spec it picked and why.
     """
 
     text: str
@@ -176,6 +180,12 @@ class Context:
     #: tokens of the budget kept free (for an instruction or the answer)
     reserve: int = 0
     documents: tuple[DocumentSummary, ...] = ()
+
+    @property
+    def available(self) -> int:
+        """The tokens the context may use: ``budget - reserve`` (``tokens_used`` is at most
+        this)."""
+        return self.budget - self.reserve
 
     @property
     def tokens_saved(self) -> int:

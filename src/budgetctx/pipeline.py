@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
@@ -19,26 +19,21 @@ from numpy.typing import NDArray
 from budgetctx._documents import (
     Document,
     DocumentLayout,
-    check_header_template,
     combine,
     normalise_documents,
 )
 from budgetctx._errors import InputError, InvalidParameterError
+from budgetctx._options import (
+    DEFAULT_SELECTOR,
+    BuildOptions,
+    check_budget,
+    check_reserve,
+)
+from budgetctx._options import RULES as _CONSTRAINTS  # noqa: F401  # the old name
 from budgetctx._pins import Pin, pinned_units, unit_sections
 from budgetctx._prepare import blas_threads, count_segmentations
 from budgetctx._render import Piece, fit_budget, render, selected_units
-from budgetctx._validation import (
-    Boolean,
-    Constraint,
-    FloatMapping,
-    InstanceOf,
-    Interval,
-    NoneOr,
-    OneOf,
-    Predicate,
-    check,
-    short_repr,
-)
+from budgetctx._validation import Boolean, check, short_repr
 from budgetctx.context import Context, DocumentStats, DocumentSummary, RouteDecision
 from budgetctx.profiles import ClinicalProfile, get_profile
 from budgetctx.representations import (
@@ -62,13 +57,17 @@ from budgetctx.selectors import (
 from budgetctx.tokenizers import Tokenizer, get_tokenizer
 from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer
 
-__all__ = ["DEFAULT_SELECTOR", "PreparedDocument", "build_context", "prepare", "validate_text"]
+__all__ = [
+    "DEFAULT_SELECTOR",
+    "BuildOptions",
+    "PreparedDocument",
+    "build_context",
+    "prepare",
+    "validate_text",
+]
 
 #: What build_context and prepare accept as input.
 Documents = str | Document | Sequence[str | Document]
-
-DEFAULT_SELECTOR = "mmr"
-
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -105,60 +104,8 @@ def validate_text(text: object) -> str:
     return text
 
 
-def _name_or(protocol: type) -> Callable[[Any], bool]:
-    return lambda v: isinstance(v, str | protocol)
-
-
-_OPTIONS = {"fix": "pass a mapping of option names to values, e.g. {'lambda_': 0.5}."}
-#: The pipeline's parameters, checked at the public boundary with one message template.
-_CONSTRAINTS: dict[str, Constraint] = {
-    "budget": Interval(int, 1, None, fix="e.g. budget=512."),
-    "order": OneOf(("document", "selection"), fix="'document' keeps the input's order."),
-    "separator": InstanceOf(str, "a str", fix="e.g. separator='\\n'."),
-    "query": NoneOr(InstanceOf(str, "a str")),
-    "truncate": Boolean(fix="pass truncate=True to cut one unit at a token boundary."),
-    "whole_if_fits": Boolean(),
-    "section_weights": Predicate(
-        lambda v: v is None or FloatMapping(low=0).accepts(v),
-        "None or a mapping of section names to finite floats >= 0",
-        fix="e.g. {'PLAN': 2.0}; use 0 to ignore a section.",
-    ),
-    "dense_limit": Interval(int, 0, None, fix=f"the default is {DENSE_LIMIT}."),
-    # issue 22: what a kind of reader must not lose (budgetctx.profiles)
-    "profile": Predicate(
-        lambda v: v is None or isinstance(v, str | ClinicalProfile),
-        "None, 'auto' or a profile name or instance",
-        fix="e.g. profile='clinical', or None for no profile.",
-    ),
-    "reserve": Interval(int, 0, None, fix="e.g. reserve=256 keeps room for the answer."),
-    "document_header": NoneOr(InstanceOf(str, "a str", fix="e.g. '[{id}]', or None.")),
-    "document_separator": InstanceOf(str, "a str", fix="e.g. document_separator='\\n'."),
-    "on_pin_overflow": OneOf(
-        ("rank", "error"), fix="'rank' keeps the most relevant pinned units that fit."
-    ),
-    "selector_options": NoneOr(InstanceOf(Mapping, "a mapping", **_OPTIONS)),
-    "unitizer_options": NoneOr(InstanceOf(Mapping, "a mapping", **_OPTIONS)),
-    "tokenizer": Predicate(
-        _name_or(Tokenizer), "a tokenizer name or a Tokenizer", fix="see list_tokenizers()."
-    ),
-    "unitizer": Predicate(
-        _name_or(Unitizer), "a unitizer name or a Unitizer", fix="see list_unitizers()."
-    ),
-    "representation": Predicate(
-        _name_or(Representation),
-        "a representation name or a Representation",
-        fix="see list_representations().",
-    ),
-    "selector": Predicate(
-        lambda v: isinstance(v, str | Selector | Router),
-        "a selector name, a Selector or a Router",
-        fix="e.g. selector='mmr', or 'auto' for the bundled router.",
-    ),
-}
-
-
-def _check(owner: str, **values: Any) -> dict[str, Any]:
-    return {name: check(owner, name, value, _CONSTRAINTS[name]) for name, value in values.items()}
+#: ``PreparedDocument.select``'s one option that is not a :class:`BuildOptions` field.
+_WHOLE_IF_FITS = Boolean()
 
 
 def _ms(since: float) -> float:
@@ -253,37 +200,57 @@ class PreparedDocument:
         pin: Pin | Sequence[Pin] | None = None,
         reserve: int = 0,
         on_pin_overflow: Literal["rank", "error"] = "rank",
+        options: BuildOptions | None = None,
     ) -> Context:
         """The context of at most ``budget - reserve`` tokens chosen by ``selector``.
 
         When everything fits, it is sent verbatim; ``whole_if_fits=False`` runs the selector
         anyway (the extractive oracle does, since a subset can score higher). ``pin``,
-        ``reserve`` and ``on_pin_overflow`` are as in :func:`build_context`.
+        ``reserve`` and ``on_pin_overflow`` are as in :func:`build_context`; ``options`` too
+        (only its selection options are read: the document is already prepared).
         """
-        opts = _check(
-            "PreparedDocument.select",
-            budget=budget,
+        owner = "PreparedDocument.select"
+        budget = check_budget(owner, budget)
+        opts = BuildOptions.merge(
+            options,
+            owner,
             order=order,
             truncate=truncate,
-            whole_if_fits=whole_if_fits,
             selector=selector,
             selector_options=selector_options,
+            pin=pin,
             reserve=reserve,
             on_pin_overflow=on_pin_overflow,
         )
-        _check_reserve(opts["budget"], opts["reserve"])
-        _check_order(order, several=self.layout is not None)
-        chosen = _resolve_selector(selector, opts["selector_options"])
+        whole_if_fits = check(owner, "whole_if_fits", whole_if_fits, _WHOLE_IF_FITS)
+        check_reserve(budget, opts.reserve)
+        _check_order(opts.order, several=self.layout is not None)
+        return self._select(
+            budget,
+            opts,
+            _resolve_selector(opts.selector, opts.selector_options),
+            whole_if_fits=whole_if_fits,
+        )
+
+    def _select(
+        self,
+        budget: int,
+        opts: BuildOptions,
+        chosen: Selector | Router,
+        *,
+        whole_if_fits: bool = True,
+    ) -> Context:
+        """:meth:`select` once its options are checked and its selector resolved."""
         return _select(
             self,
-            opts["budget"],
+            budget,
             chosen,
-            order,
-            truncate,
+            opts.order,
+            opts.truncate,
             whole_if_fits,
-            pin=pin,
-            reserve=opts["reserve"],
-            on_pin_overflow=on_pin_overflow,
+            pin=opts.pin,
+            reserve=opts.reserve,
+            on_pin_overflow=opts.on_pin_overflow,
         )
 
     def stats(self, budget: int) -> DocumentStats:
@@ -293,7 +260,7 @@ class PreparedDocument:
         >>> (round(s.phi, 2), s.length)
         (0.4, 9)
         """
-        budget = check("PreparedDocument.stats", "budget", budget, _CONSTRAINTS["budget"])
+        budget = check_budget("PreparedDocument.stats", budget)
         return _stats(self, _problem(self, budget))
 
 
@@ -311,10 +278,13 @@ def prepare(
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
     profile: str | ClinicalProfile | None = "auto",
+    options: BuildOptions | None = None,
 ) -> PreparedDocument:
     """Unitize ``documents``, count every segment with ``tokenizer`` and compute relevance (to
-    ``query``, else to the centroid of all units) and similarities. See :func:`build_context`."""
-    opts = _check(
+    ``query``, else to the centroid of all units) and similarities. See :func:`build_context`;
+    of ``options``, what preparing reads (the selection options are :meth:`select`'s)."""
+    opts = BuildOptions.merge(
+        options,
         "prepare",
         tokenizer=tokenizer,
         unitizer=unitizer,
@@ -328,8 +298,7 @@ def prepare(
         document_separator=document_separator,
         profile=profile,
     )
-    check_header_template(document_header)
-    return _prepare(documents, **opts)
+    return _prepare(documents, **opts.prepare_options())
 
 
 def _validate_documents(documents: object) -> tuple[str | None, list[Document] | None]:
@@ -540,6 +509,7 @@ def build_context(
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
     profile: str | ClinicalProfile | None = "auto",
+    options: BuildOptions | None = None,
 ) -> Context:
     """Select the units of ``documents`` that best fit ``budget`` tokens and render them.
 
@@ -563,6 +533,9 @@ def build_context(
     ``on_pin_overflow="rank"`` keeps the most relevant ones that fit and says so in
     ``Context.notes``; ``"error"`` raises. ``reserve`` keeps that many tokens of the budget free.
 
+    ``options`` is a :class:`BuildOptions` holding all of the above at once (checked when it
+    was built); keyword arguments that differ from their defaults override it.
+
     >>> ctx = build_context("CHIEF COMPLAINT: Chest pain. Troponin negative x2.", budget=9,
     ...                     selector="lead")
     >>> ctx.text
@@ -579,57 +552,43 @@ def build_context(
     Admitted with chest pain.
     """
     # Validate every argument and resolve the selector before the expensive preparation.
-    opts = _check(
+    budget = check_budget("build_context", budget)
+    opts = BuildOptions.merge(
+        options,
         "build_context",
-        budget=budget,
-        order=order,
-        truncate=truncate,
-        selector=selector,
-        selector_options=selector_options,
         tokenizer=tokenizer,
         unitizer=unitizer,
         representation=representation,
+        selector=selector,
         query=query,
         separator=separator,
+        order=order,
+        truncate=truncate,
         section_weights=section_weights,
+        selector_options=selector_options,
         unitizer_options=unitizer_options,
         dense_limit=dense_limit,
+        pin=pin,
         reserve=reserve,
         on_pin_overflow=on_pin_overflow,
         document_header=document_header,
         document_separator=document_separator,
         profile=profile,
     )
-    _check_reserve(opts["budget"], opts["reserve"])
-    check_header_template(document_header)
-    _check_order(order, several=not isinstance(documents, str))
-    chosen = _resolve_selector(selector, opts.pop("selector_options"))
-    budget = opts.pop("budget")
-    reserve = opts.pop("reserve")
-    for name in ("order", "truncate", "selector", "on_pin_overflow"):
-        del opts[name]
-    doc = _prepare(documents, **opts)
-    return _select(
-        doc,
-        budget,
-        chosen,
-        order,
-        truncate,
-        whole_if_fits=True,
-        pin=pin,
-        reserve=reserve,
-        on_pin_overflow=on_pin_overflow,
-    )
+    check_reserve(budget, opts.reserve)
+    return _build(documents, budget, opts, _resolve_selector(opts.selector, opts.selector_options))
 
 
-def _check_reserve(budget: int, reserve: int) -> None:
-    if reserve >= budget:
-        raise InvalidParameterError(
-            f"The 'reserve' parameter must be smaller than the budget ({budget}). Got {reserve} "
-            "instead; nothing would be left for the context. Lower reserve or raise the budget.",
-            parameter="reserve",
-            value=reserve,
-        )
+def _build(
+    documents: Documents, budget: int, opts: BuildOptions, chosen: Selector | Router
+) -> Context:
+    """:func:`build_context` once its options are checked and its selector resolved: what
+    :class:`~budgetctx.batch.ContextBuilder` calls for each document."""
+    _check_order(opts.order, several=not isinstance(documents, str))
+    return _prepare(documents, **opts.prepare_options())._select(budget, opts, chosen)
+
+
+_check_reserve = check_reserve  # the old name
 
 
 def _check_order(order: str, *, several: bool) -> None:
@@ -646,7 +605,8 @@ def _resolve_selector(
     selector: str | Selector | Router, options: Mapping[str, Any] | None
 ) -> Selector | Router:
     """The selector or router of one call: ``"auto"`` is the bundled router (read once per
-    process); a router instance is used as given; anything else builds a selector."""
+    process); a router instance is used as given; anything else (a name, a spec such as
+    ``"mmr:lambda_=0.5"``, an instance) builds a selector."""
     router: Router | None = None
     if isinstance(selector, str) and selector.strip().lower() == "auto":
         router = default_router()

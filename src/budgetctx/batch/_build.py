@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
+from budgetctx._options import BuildOptions, check_budget, check_reserve
 from budgetctx._pins import check_pins
 from budgetctx._private_files import die_with_parent
 from budgetctx._validation import (
@@ -28,14 +29,15 @@ from budgetctx._validation import (
     validate,
 )
 from budgetctx.context import Context
-from budgetctx.pipeline import build_context
+from budgetctx.pipeline import _build, _resolve_selector, build_context
+from budgetctx.representations import get_representation
+from budgetctx.tokenizers import get_tokenizer
 from budgetctx.tokenizers._native import is_native_failure
+from budgetctx.unitizers import get_unitizer
 
 __all__ = ["ContextBuilder", "ItemError", "build_contexts", "item_id", "item_text"]
 
 _OWNER = "build_contexts"
-# Options resolved to instances once per process; everything else goes to build_context as is.
-_COMPONENTS = ("tokenizer", "unitizer", "representation", "selector")
 
 
 @dataclass(frozen=True)
@@ -94,8 +96,12 @@ def _known_option(name: str) -> Predicate:
 
 
 class ContextBuilder:
-    """One configuration set up once (tokenizer, unitizer, representation, selector), then
-    called per document: what a pool worker or a Ray actor holds.
+    """One configuration checked and set up once (tokenizer, unitizer, representation,
+    selector), then called per document: what a pool worker, a Ray actor or an adapter holds.
+
+    ``options`` (a :class:`~budgetctx.BuildOptions`) and the keyword options of
+    :func:`~budgetctx.build_context` are taken as ``build_context`` takes them. Calling it
+    checks nothing again: only a per-call ``budget`` or option change is checked.
 
     >>> builder = ContextBuilder(8, selector="lead")
     >>> print(builder("Chest pain. Troponin negative. Discharged home.").text)
@@ -103,37 +109,51 @@ class ContextBuilder:
     Troponin negative.
     """
 
-    def __init__(self, budget: int, *, _probe: bool = True, **options: Any) -> None:
-        from budgetctx.pipeline import _resolve_selector
-        from budgetctx.representations import get_representation
-        from budgetctx.tokenizers import get_tokenizer
-        from budgetctx.unitizers import get_unitizer
-
-        self.budget = check(_OWNER, "budget", budget, Interval(int, 1, fix="e.g. budget=512."))
-        for name in options:
+    def __init__(
+        self,
+        budget: int,
+        *,
+        _probe: bool = True,
+        options: BuildOptions | None = None,
+        **keywords: Any,
+    ) -> None:
+        self.budget = check_budget(_OWNER, budget)
+        for name in keywords:
             check(_OWNER, name, name, _known_option(name))
-        opts = dict(options)
-        opts["tokenizer"] = get_tokenizer(opts.get("tokenizer", "o200k_base"))
-        opts["unitizer"] = get_unitizer(
-            opts.get("unitizer", "sentence"), **dict(opts.pop("unitizer_options", None) or {})
-        )
-        opts["representation"] = get_representation(opts.get("representation", "tfidf"))
+        opts = BuildOptions.merge(options, _OWNER, **keywords)
+        check_reserve(self.budget, opts.reserve)
         # Resolved once here, as build_context would per call: "auto" becomes the router.
-        opts["selector"] = _resolve_selector(
-            opts.get("selector", "mmr"), opts.pop("selector_options", None)
+        self._selector = _resolve_selector(opts.selector, opts.selector_options)
+        #: the checked options, with the components as the instances every call reuses
+        self.options = opts.replace(
+            tokenizer=get_tokenizer(opts.tokenizer),
+            unitizer=get_unitizer(opts.unitizer, **dict(opts.unitizer_options or {})),
+            unitizer_options=None,
+            representation=get_representation(opts.representation),
         )
-        self.options = opts
-        # A probe: a bad option value fails here, once, not as an error on every item. Pool
-        # workers skip it: the parent has probed the same options before forking them.
+        # A probe: a value only a document can test (a header template, a tokenizer that
+        # fails to count) fails here, once, not as an error on every item. Pool workers skip
+        # it: the parent has probed the same options before forking them.
         if _probe:
             # Pins are checked for what they are, not run: on the probe a section pin would
             # match nothing (a warning) and a unit id could be out of range.
-            check_pins(opts.get("pin"))
-            probe = {k: v for k, v in opts.items() if k != "pin"}
-            build_context("Probe sentence one. Probe sentence two.", self.budget, **probe)
+            check_pins(opts.pin)
+            probe = self.options.replace(pin=None)
+            _build("Probe sentence one. Probe sentence two.", self.budget, probe, self._selector)
 
     def __call__(self, document: Any) -> Context:
-        return build_context(document, self.budget, **self.options)
+        """The context of ``document`` at the builder's budget."""
+        return _build(document, self.budget, self.options, self._selector)
+
+    def _call(self, document: Any, budget: int, **changes: Any) -> Context:
+        """The context of ``document`` at ``budget`` (checked by the caller, e.g. an adapter
+        taking a budget per request) with option ``changes`` (``query=...``) for this call."""
+        opts = self.options.replace(**changes) if changes else self.options
+        selector = self._selector
+        if "selector" in changes or "selector_options" in changes:
+            selector = _resolve_selector(opts.selector, opts.selector_options)
+        check_reserve(budget, opts.reserve)
+        return _build(document, budget, opts, selector)
 
 
 _WORKER: dict[str, ContextBuilder] = {}

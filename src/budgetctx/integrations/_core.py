@@ -24,20 +24,11 @@ import regex
 
 from budgetctx._documents import Document
 from budgetctx._errors import InputError, InvalidParameterError
+from budgetctx._options import DEFAULT_SELECTOR, BuildOptions, check_budget
 from budgetctx._pins import _FLAGS as _PIN_FLAGS
 from budgetctx._pins import _as_pins, is_pin, pin_regex
-from budgetctx._validation import (
-    Boolean,
-    Constraint,
-    InstanceOf,
-    Interval,
-    Predicate,
-    check,
-    short_repr,
-    validate,
-)
+from budgetctx._validation import Boolean, Predicate, check, short_repr
 from budgetctx.batch._build import ContextBuilder
-from budgetctx.pipeline import DEFAULT_SELECTOR, build_context
 
 __all__ = [
     "DEFAULT_SELECTOR",
@@ -66,13 +57,7 @@ OPTIONS = frozenset(
     }
 )
 
-_CONSTRAINTS: Mapping[str, Constraint] = {
-    "budget": Interval(int, 1, fix="e.g. budget=512 tokens for all documents together."),
-    "reserve": Interval(int, 0, fix="tokens kept free for the rest of the prompt, e.g. 64."),
-    "drop_empty": Boolean(fix="False keeps a document with nothing kept, with empty text."),
-    "separator": InstanceOf(str, "a str", fix="e.g. separator='\\n'."),
-    "document_separator": InstanceOf(str, "a str", fix="e.g. document_separator='\\n'."),
-}
+_DROP_EMPTY = Boolean(fix="False keeps a document with nothing kept, with empty text.")
 
 
 @dataclass(frozen=True)
@@ -112,32 +97,23 @@ class Condenser:
         separator: str = "\n",
         document_separator: str = "\n",
     ) -> None:
-        values = validate(
-            owner,
-            _CONSTRAINTS,
-            {
-                "budget": budget,
-                "reserve": reserve,
-                "drop_empty": drop_empty,
-                "separator": separator,
-                "document_separator": document_separator,
-            },
-        )
         self.owner = owner
-        self.budget: int = values["budget"]
-        self.drop_empty: bool = values["drop_empty"]
+        self.budget = check_budget(owner, budget)
+        self.drop_empty: bool = check(owner, "drop_empty", drop_empty, _DROP_EMPTY)
         self.pins = _check_pins(owner, pins)
-        # The probe document cannot hold the pins' sections or ids: pins join each call.
-        self._builder = ContextBuilder(
-            self.budget,
+        options = BuildOptions(
             tokenizer=tokenizer,
             selector=selector,
             unitizer=unitizer,
-            reserve=values["reserve"],
+            reserve=reserve,
             separator=separator,
             document_separator=document_separator,
             document_header=None,
+            owner=owner,
         )
+        # Checked and set up once; the probe document cannot hold the pins' sections or ids,
+        # so pins join each call.
+        self._builder = ContextBuilder(self.budget, options=options)
 
     def __call__(
         self, texts: Sequence[str | None], *, query: str | None = None, budget: int | None = None
@@ -146,10 +122,7 @@ class Condenser:
 
         ``None`` stands for a document without text (an image, a blob) and is refused.
         """
-        if budget is None:
-            budget = self.budget
-        else:
-            budget = check(self.owner, "budget", budget, _CONSTRAINTS["budget"])
+        budget = self.budget if budget is None else check_budget(self.owner, budget)
         if not texts:
             return []
         strings: list[str] = []
@@ -164,13 +137,8 @@ class Condenser:
         # A blank query carries no relevance signal: rank against the documents' centroid.
         if query is not None and not query.strip():
             query = None
-        ctx = build_context(
-            [Document(text=t) for t in strings],
-            budget,
-            query=query,
-            pin=self.pins,
-            **self._builder.options,
-        )
+        docs = [Document(text=t) for t in strings]
+        ctx = self._builder._call(docs, budget, query=query, pin=self.pins)
         kept_units: list[list[Any]] = [[] for _ in strings]
         for unit in ctx.units:
             kept_units[unit.document].append(unit)

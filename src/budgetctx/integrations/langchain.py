@@ -16,28 +16,22 @@ Use it in ``ContextualCompressionRetriever`` (langchain-classic) or a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from budgetctx._errors import MissingExtraError
-from budgetctx.integrations._core import (
-    DEFAULT_SELECTOR,
-    OPTIONS,
-    PROVENANCE_KEY,
-    Condenser,
-    require_items,
-)
+from budgetctx.integrations._core import PROVENANCE_KEY, require_items
 
 try:
     from langchain_core.callbacks import Callbacks
     from langchain_core.documents import BaseDocumentCompressor, Document
-    from pydantic import ConfigDict, Field, PrivateAttr
+
+    from budgetctx.integrations._pydantic import CondenserFields
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise MissingExtraError(__name__, "langchain-core", "langchain") from exc
 
 __all__ = ["BudgetCtxCompressor"]
 
 
-class BudgetCtxCompressor(BaseDocumentCompressor):
+class BudgetCtxCompressor(CondenserFields, BaseDocumentCompressor):
     """Keep the parts of the documents that best fit ``budget`` tokens, relevant to the query.
 
     Each output ``Document`` is one input document's kept text, with the input's ``id`` and
@@ -51,30 +45,10 @@ class BudgetCtxCompressor(BaseDocumentCompressor):
     >>> BudgetCtxCompressor(budget=0)
     Traceback (most recent call last):
     ...
-    budgetctx._errors.InvalidParameterError: The 'budget' parameter of BudgetCtxCompressor must be an int >= 1. Got 0 instead; e.g. budget=512 tokens for all documents together.
+    budgetctx._errors.InvalidParameterError: The 'budget' parameter of BudgetCtxCompressor must be an int >= 1. Got 0 instead; e.g. budget=512.
     """  # noqa: E501
 
-    # Frozen: the condenser below is built from these fields once.
-    budget: int = Field(frozen=True)
-    tokenizer: Any = Field(default="o200k_base", frozen=True)
-    selector: Any = Field(default=DEFAULT_SELECTOR, frozen=True)
-    unitizer: Any = Field(default="sentence", frozen=True)
-    pins: Any = Field(default=None, frozen=True)
-    reserve: int = Field(default=0, frozen=True)
-    drop_empty: bool = Field(default=True, frozen=True)
-    separator: str = Field(default="\n", frozen=True)
-    document_separator: str = Field(default="\n", frozen=True)
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
-    _condenser: Condenser = PrivateAttr()
-
-    def __init__(self, **data: Any) -> None:
-        # Checked before pydantic sees the values, so that a bad one raises budgetctx's
-        # InvalidParameterError with its fix instead of a pydantic ValidationError.
-        options = {k: v for k, v in data.items() if k in OPTIONS}
-        condenser = Condenser(type(self).__name__, data.get("budget"), **options)
-        super().__init__(**data)
-        self._condenser = condenser
+    # The fields (budget, tokenizer, selector, ...) and the condenser: CondenserFields.
 
     def compress_documents(
         self,

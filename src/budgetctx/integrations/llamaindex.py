@@ -17,28 +17,21 @@ which the budget does not count: ``reserve`` room for it).
 
 from __future__ import annotations
 
-from typing import Any
-
 from budgetctx._errors import MissingExtraError
-from budgetctx.integrations._core import (
-    DEFAULT_SELECTOR,
-    OPTIONS,
-    PROVENANCE_KEY,
-    Condenser,
-    require_items,
-)
+from budgetctx.integrations._core import PROVENANCE_KEY, require_items
 
 try:
-    from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
+
+    from budgetctx.integrations._pydantic import CondenserFields
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise MissingExtraError(__name__, "llama-index-core", "llamaindex") from exc
 
 __all__ = ["BudgetCtxPostprocessor"]
 
 
-class BudgetCtxPostprocessor(BaseNodePostprocessor):
+class BudgetCtxPostprocessor(CondenserFields, BaseNodePostprocessor):
     """Keep the parts of the nodes that best fit ``budget`` tokens, relevant to the query.
 
     Output nodes come in input order with their scores, ids, relationships and own metadata.
@@ -57,27 +50,7 @@ class BudgetCtxPostprocessor(BaseNodePostprocessor):
     budgetctx._errors.InvalidParameterError: The 'reserve' parameter must be smaller than ...
     """
 
-    # Frozen: the condenser below is built from these fields once.
-    budget: int = Field(frozen=True)
-    tokenizer: Any = Field(default="o200k_base", frozen=True)
-    selector: Any = Field(default=DEFAULT_SELECTOR, frozen=True)
-    unitizer: Any = Field(default="sentence", frozen=True)
-    pins: Any = Field(default=None, frozen=True)
-    reserve: int = Field(default=0, frozen=True)
-    drop_empty: bool = Field(default=True, frozen=True)
-    separator: str = Field(default="\n", frozen=True)
-    document_separator: str = Field(default="\n", frozen=True)
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
-    _condenser: Condenser = PrivateAttr()
-
-    def __init__(self, **data: Any) -> None:
-        # Checked before pydantic sees the values, so that a bad one raises budgetctx's
-        # InvalidParameterError with its fix instead of a pydantic ValidationError.
-        options = {k: v for k, v in data.items() if k in OPTIONS}
-        condenser = Condenser(type(self).__name__, data.get("budget"), **options)
-        super().__init__(**data)
-        self._condenser = condenser
+    # The fields (budget, tokenizer, selector, ...) and the condenser: CondenserFields.
 
     @classmethod
     def class_name(cls) -> str:

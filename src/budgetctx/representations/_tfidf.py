@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from budgetctx._component import Component
 from budgetctx._validation import (
     Boolean,
     Constraint,
     NoneOr,
     OneOf,
     Predicate,
-    validate_fields,
 )
 from budgetctx.representations._base import Encoded
 from budgetctx.representations._tfidf_core import FittedTfidf, TfidfCounter
@@ -62,7 +62,7 @@ def _is_ngram_range(value: Any) -> bool:
 
 
 @dataclass
-class TfidfRepresentation:
+class TfidfRepresentation(Component, name="tfidf"):
     """Sublinear TF-IDF with English stop words removed, L2-normalised rows.
 
     By default IDF is fitted on the document's own units. Call :meth:`fit` with a corpus (for
@@ -104,13 +104,6 @@ class TfidfRepresentation:
             fix="leave it None and call fit(corpus) to fix the vocabulary.",
         ),
     }
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "tfidf"
 
     def params(self) -> dict[str, Any]:
         return {

@@ -22,6 +22,8 @@ from budgetctx.selectors._hierarchical import HierarchicalSelector
 from budgetctx.selectors._mmr import MMRSelector
 from budgetctx.selectors._positional import LeadSelector, ShuffledSelector, SlidingSelector
 from budgetctx.selectors._spec import (
+    parse_option_value,
+    parse_options,
     parse_selector_spec,
     parse_selector_specs,
     split_selector_specs,
@@ -54,6 +56,8 @@ __all__ = [
     "lazy_greedy",
     "list_selectors",
     "naive_greedy",
+    "parse_option_value",
+    "parse_options",
     "parse_selector_spec",
     "parse_selector_specs",
     "register_selector",

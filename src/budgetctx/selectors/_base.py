@@ -10,8 +10,10 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from budgetctx._errors import InvalidParameterError
 from budgetctx._registry import Registry
 from budgetctx.representations import UnitFeatures
+from budgetctx.selectors._spec import parse_selector_spec
 
 __all__ = [
     "BudgetTracker",
@@ -166,11 +168,27 @@ def list_selectors() -> list[str]:
 
 
 def get_selector(spec: str | Selector, /, **options: Any) -> Selector:
-    """Return a selector from its name (built with ``options``) or an instance.
+    """Return a selector from its name or spec (built with ``options``) or an instance.
+
+    A spec is ``name:key=value,...`` (see :mod:`budgetctx.selectors._spec`); an option may be
+    given in the spec or as a keyword, not both.
 
     >>> get_selector("mmr", lambda_=0.5).params()["lambda_"]
     0.5
+    >>> get_selector("mmr:lambda_=0.3").params()["lambda_"]
+    0.3
     """
+    if isinstance(spec, str) and ":" in spec:
+        name, given = parse_selector_spec(spec)
+        both = sorted(set(given) & set(options))
+        if both:
+            raise InvalidParameterError(
+                f"The selector spec {spec!r} and selector_options both set {both}; set each "
+                "option in one place.",
+                parameter="selector_options",
+                value=both,
+            )
+        return _REGISTRY.resolve(name, **given, **options)
     return _REGISTRY.resolve(spec, **options)
 
 

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from budgetctx._validation import Constraint, Interval, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Constraint, Interval
 from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
 
 __all__ = ["GraphClusterSelector"]
 
 
 @dataclass(frozen=True)
-class GraphClusterSelector:
+class GraphClusterSelector(Component, name="graphcluster"):
     """Connects units whose similarity is at least ``threshold``; each connected component
     (a topic) gets a share of the budget proportional to its total relevance, spent on its
     most relevant units. Budget a component cannot use goes to the next; what is left at the
@@ -32,16 +33,6 @@ class GraphClusterSelector:
             float, 0, 1, closed="right", fix="it is the cosine that links two units; try 0.2."
         ),
     }
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "graphcluster"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def select(self, problem: SelectionProblem) -> Selection:
         n = problem.n

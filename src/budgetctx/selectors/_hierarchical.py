@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from budgetctx._validation import Constraint, Interval, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Constraint, Interval
 from budgetctx.selectors._base import Selection, SelectionProblem
 
 __all__ = ["HierarchicalSelector"]
 
 
 @dataclass(frozen=True)
-class HierarchicalSelector:
+class HierarchicalSelector(Component, name="hierarchical"):
     """Picks the most relevant units as anchors (up to ``anchor_share`` of the budget), then
     grows context around them: the most relevant unit adjacent to the selection is added
     next, until no neighbour fits; then a new anchor is taken and grown, and so on.
@@ -37,16 +38,6 @@ class HierarchicalSelector:
             "around them; try 0.5.",
         ),
     }
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "hierarchical"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def select(self, problem: SelectionProblem) -> Selection:
         n = problem.n

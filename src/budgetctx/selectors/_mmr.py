@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx._validation import Constraint, Interval, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Constraint, Interval
 from budgetctx.representations._features import DenseKernel
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._priors import (
@@ -24,7 +25,7 @@ __all__ = ["MMRSelector"]
 
 
 @dataclass(frozen=True)
-class MMRSelector:
+class MMRSelector(Component, name="mmr"):
     """Repeatedly takes the unit maximising ``lambda_ * w_i r_i - (1 - lambda_) * max_{j in S}
     k(i, j)`` among those that still fit. Redundancy is measured against *all* selected units,
     and the score is updated after every pick.
@@ -55,16 +56,6 @@ class MMRSelector:
         ),
         "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
     }
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "mmr"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def select(self, problem: SelectionProblem) -> Selection:
         kernel = problem.features.kernel

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from budgetctx._validation import Boolean, Constraint, Interval, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Boolean, Constraint, Interval
 from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
 
 __all__ = ["LeadSelector", "ShuffledSelector", "SlidingSelector"]
@@ -33,7 +34,7 @@ def _take(problem: SelectionProblem, candidates: np.ndarray, *, fill: bool) -> S
 
 
 @dataclass(frozen=True)
-class LeadSelector:
+class LeadSelector(Component, name="lead"):
     """Units from the start of the document until the next one does not fit.
 
     With ``fill=True`` it skips a unit that does not fit and keeps going with later, smaller
@@ -49,22 +50,12 @@ class LeadSelector:
         "fill": Boolean(fix="True keeps filling the budget past a unit that does not fit."),
     }
 
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "lead"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
-
     def select(self, problem: SelectionProblem) -> Selection:
         return _take(problem, np.arange(problem.n), fill=self.fill)
 
 
 @dataclass(frozen=True)
-class ShuffledSelector:
+class ShuffledSelector(Component, name="shuffled"):
     """Lead over a seeded random permutation: the control that removes position.
 
     >>> ShuffledSelector(seed=3).params()
@@ -80,23 +71,13 @@ class ShuffledSelector:
         "fill": Boolean(fix="True keeps filling the budget past a unit that does not fit."),
     }
 
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "shuffled"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
-
     def select(self, problem: SelectionProblem) -> Selection:
         perm = np.random.default_rng(self.seed).permutation(problem.n)
         return _take(problem, perm, fill=self.fill)
 
 
 @dataclass(frozen=True)
-class SlidingSelector:
+class SlidingSelector(Component, name="sliding"):
     """The contiguous run of units with the largest total relevance that fits the budget.
 
     Two pointers over units in document order: linear time. Overlapping windows are costed
@@ -105,13 +86,6 @@ class SlidingSelector:
     >>> SlidingSelector().name
     'sliding'
     """
-
-    @property
-    def name(self) -> str:
-        return "sliding"
-
-    def params(self) -> dict[str, Any]:
-        return {}
 
     def select(self, problem: SelectionProblem) -> Selection:
         n = problem.n

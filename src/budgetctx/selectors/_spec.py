@@ -2,7 +2,8 @@
 
 A list of specs is written with commas too (``"lead,rcd:alpha=0.5,beta=0.3,mmr"``): a comma
 followed by ``key=value`` continues the previous spec's options, anything else starts a new
-spec. Values read as int, then float, then ``true``/``false``, else stay strings.
+spec. Values follow :func:`parse_option_value`, the one value rule of every ``key=value``
+option (the CLI's ``--gen-option`` too).
 
 >>> split_selector_specs("lead,rcd:alpha=0.5,beta=0.3,mmr")
 ['lead', 'rcd:alpha=0.5,beta=0.3', 'mmr']
@@ -12,22 +13,66 @@ spec. Values read as int, then float, then ``true``/``false``, else stay strings
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from typing import Any
 
 from budgetctx._errors import InvalidParameterError
 
-__all__ = ["parse_selector_spec", "parse_selector_specs", "split_selector_specs"]
+__all__ = [
+    "parse_option_value",
+    "parse_options",
+    "parse_selector_spec",
+    "parse_selector_specs",
+    "split_selector_specs",
+]
 
 
-def _value(raw: str) -> Any:
+def parse_option_value(raw: str) -> Any:
+    """The one value rule of ``key=value`` options (selector specs, ``--gen-option``):
+    ``true``/``false``/``null``, then an int, then a float, then a JSON list, object or
+    quoted string; anything else stays the text as given.
+
+    >>> [parse_option_value(v) for v in ("0.5", "3", "true", "null", "[1, 2]", "http://x")]
+    [0.5, 3, True, None, [1, 2], 'http://x']
+    """
     if raw in ("true", "false"):
         return raw == "true"
+    if raw == "null":
+        return None
     for cast in (int, float):
         try:
             return cast(raw)
         except ValueError:
             continue
+    if raw[:1] in ("[", "{", '"'):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            pass
     return raw
+
+
+def parse_options(
+    items: Iterable[str], *, where: str = "", fix: str, parameter: str
+) -> dict[str, Any]:
+    """``key=value`` items as options, each value read by :func:`parse_option_value`: the one
+    parser of options, for selector specs and the CLI's ``--gen-option`` alike.
+
+    >>> parse_options(["lambda_=0.5", "seed=3"], fix="e.g. lambda_=0.5.", parameter="options")
+    {'lambda_': 0.5, 'seed': 3}
+    """
+    options: dict[str, Any] = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if not eq or not key.strip():
+            raise InvalidParameterError(
+                f"Bad option {item!r}{where}: options are key=value; {fix}",
+                parameter=parameter,
+                value=item,
+            )
+        options[key.strip()] = parse_option_value(raw.strip())
+    return options
 
 
 def parse_selector_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -44,16 +89,12 @@ def parse_selector_spec(spec: str) -> tuple[str, dict[str, Any]]:
             value=repr(spec)[:80],
         )
     name, _, rest = spec.partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, raw = item.partition("=")
-        if not eq or not key.strip():
-            raise InvalidParameterError(
-                f"Bad selector option {item!r} in {spec!r}; write name:key=value,key=value.",
-                parameter="selectors",
-                value=spec,
-            )
-        options[key.strip()] = _value(raw.strip())
+    options = parse_options(
+        filter(None, (p.strip() for p in rest.split(","))),
+        where=f" in {spec!r}",
+        fix="write name:key=value,key=value.",
+        parameter="selectors",
+    )
     if not name.strip():
         raise InvalidParameterError(
             f"The selector spec {spec!r} has no name; write name or name:key=value, e.g. 'rcd'.",

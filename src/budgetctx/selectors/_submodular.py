@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
-from budgetctx._validation import Boolean, Constraint, Interval, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Boolean, Constraint, Interval
 from budgetctx.objectives import FacilityLocation, Objective, RCDObjective
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._greedy import lazy_greedy
@@ -47,7 +48,7 @@ _GREEDY_OPTIONS: Mapping[str, Constraint] = {
 
 
 @dataclass(frozen=True)
-class FacilitySelector:
+class FacilitySelector(Component, name="facility"):
     """Maximises facility-location coverage ``sum_i w_i max_{j in S} k(i, j)`` only; with a
     query, ``w_i`` is also multiplied by unit i's relevance (:mod:`budgetctx.selectors._query`).
 
@@ -71,16 +72,6 @@ class FacilitySelector:
         **_GREEDY_OPTIONS,
     }
 
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "facility"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
-
     def objective(self, problem: SelectionProblem) -> Objective:
         w = unit_weights(
             problem, position_decay=self.position_decay, min_unit_tokens=self.min_unit_tokens
@@ -99,7 +90,7 @@ class FacilitySelector:
 
 
 @dataclass(frozen=True)
-class RCDSelector:
+class RCDSelector(Component, name="rcd"):
     """Relevance + Coverage + Diversity: ``alpha R + beta C + gamma log det(I + eta K_S)``.
 
     Each term is scaled so that its best single unit scores 1 (see :class:`RCDObjective`).
@@ -141,17 +132,6 @@ class RCDSelector:
         "best_singleton": _BEST_SINGLETON,
         **_GREEDY_OPTIONS,
     }
-
-    def __post_init__(self) -> None:
-        # Validate eagerly so that a bad weight fails at construction, not mid-sweep.
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "rcd"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def objective(self, problem: SelectionProblem) -> Objective:
         w = unit_weights(

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
-from typing import Any, ClassVar
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
-from budgetctx._validation import Constraint, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Constraint
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import Segment, segment_text
 from budgetctx.unitizers._sentence import MAX_WORDS
@@ -79,22 +80,12 @@ def find_blocks(text: str) -> list[tuple[int, int]]:
 
 
 @dataclass(frozen=True)
-class BlockUnitizer:
+class BlockUnitizer(Component, name="blocks"):
     """Sentences and list items as units, Markdown code blocks and tables whole."""
 
     max_words: int | None = 150
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {"max_words": MAX_WORDS}
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "blocks"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def unitize(self, text: str) -> Segmentation:
         segments: list[Segment] = []

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from budgetctx._validation import Constraint, Interval, NoneOr, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Constraint, Interval, NoneOr
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import segment_text
 from budgetctx.unitizers._sentence import MAX_WORDS, section_labels
@@ -18,7 +19,7 @@ __all__ = ["ClusterUnitizer"]
 
 
 @dataclass(frozen=True)
-class ClusterUnitizer:
+class ClusterUnitizer(Component, name="cluster"):
     """Groups sentences whose TF-IDF cosine, decayed by distance, reaches ``threshold``.
 
     Edge weight: ``cos(i, j) * exp(-|i - j| / decay)``; only pairs close enough for the weight
@@ -54,16 +55,6 @@ class ClusterUnitizer:
         ),
         "max_words": MAX_WORDS,
     }
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "cluster"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def unitize(self, text: str) -> Segmentation:
         segments = tuple(segment_text(text, max_words=self.max_words))

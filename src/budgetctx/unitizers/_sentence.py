@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
-from budgetctx._validation import Constraint, Interval, NoneOr, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Constraint, Interval, NoneOr
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import Segment, segment_text
 
@@ -20,7 +21,7 @@ MAX_WORDS: Constraint = NoneOr(
 
 
 @dataclass(frozen=True)
-class SentenceUnitizer:
+class SentenceUnitizer(Component, name="sentence"):
     """One unit per sentence or list item; a header line joins the sentence it introduces.
 
     >>> [u.text for u in SentenceUnitizer().unitize("Seen by Dr. Lee. Na 135, K 4.1.").units]
@@ -30,16 +31,6 @@ class SentenceUnitizer:
     max_words: int | None = 150
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {"max_words": MAX_WORDS}
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "sentence"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def unitize(self, text: str) -> Segmentation:
         segments = tuple(segment_text(text, max_words=self.max_words))
@@ -59,7 +50,7 @@ def section_labels(segments: tuple[Segment, ...] | list[Segment]) -> list[str | 
 
 
 @dataclass(frozen=True)
-class SectionUnitizer:
+class SectionUnitizer(Component, name="section"):
     """Sentence units labelled with their section (the paper's Section-Unit); a header line
     joins the sentence it introduces.
 
@@ -74,16 +65,6 @@ class SectionUnitizer:
     max_words: int | None = 150
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {"max_words": MAX_WORDS}
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "section"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def unitize(self, text: str) -> Segmentation:
         segments = tuple(segment_text(text, max_words=self.max_words))

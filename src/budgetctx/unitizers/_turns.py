@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
-from budgetctx._validation import Constraint, Interval, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Constraint, Interval
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import Segment, segment_text
 from budgetctx.unitizers._sentence import MAX_WORDS
@@ -236,7 +237,7 @@ def _merge_backchannel(groups: list[list[int]], back: list[bool]) -> list[list[i
 
 
 @dataclass(frozen=True)
-class TurnUnitizer:
+class TurnUnitizer(Component, name="turn"):
     """Dialogue turns as units (long turns cut into runs of at most ``max_turn_words`` words
     of whole sentences, back-channel turns joined to the turn they answer); sentence units
     for a document that is not a dialogue.
@@ -256,16 +257,6 @@ class TurnUnitizer:
             int, 1, None, fix="e.g. 60; a longer turn is cut between its sentences."
         ),
     }
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "turn"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def unitize(self, text: str) -> Segmentation:
         segments = tuple(segment_text(text, max_words=self.max_words))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from budgetctx._validation import Constraint, Interval, validate_fields
+from budgetctx._component import Component
+from budgetctx._validation import Constraint, Interval
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import segment_text
 from budgetctx.unitizers._sentence import MAX_WORDS, section_labels
@@ -111,7 +112,7 @@ def _density(text: str) -> float:
 
 
 @dataclass(frozen=True)
-class WindowUnitizer:
+class WindowUnitizer(Component, name="window"):
     """Overlapping windows of whole sentences, about ``base_words`` words long.
 
     Windows are shorter where the text is dense (many content words and numbers, as in a
@@ -149,16 +150,6 @@ class WindowUnitizer:
         ),
         "max_words": MAX_WORDS,
     }
-
-    def __post_init__(self) -> None:
-        validate_fields(self)
-
-    @property
-    def name(self) -> str:
-        return "window"
-
-    def params(self) -> dict[str, Any]:
-        return asdict(self)
 
     def unitize(self, text: str) -> Segmentation:
         segments = tuple(segment_text(text, max_words=self.max_words))
