@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from tiktoken.model import encoding_name_for_model
 
 from budgetctx import UnknownComponentError, count_message_tokens, fit_messages, get_tokenizer
-from budgetctx.tokenizers import EstimatedTokenizer, is_exact
+from budgetctx.tokenizers import EstimatedTokenizer, QuicktokTokenizer, is_exact
 from budgetctx.tokenizers._models import ESTIMATE_FACTORS, model_tokenizer_name
 
 OPENAI = [
@@ -123,7 +123,29 @@ def test_estimate_factor_is_checked_and_pickles() -> None:
     assert again.name == "claude~o200k_basex2"
 
 
+@pytest.mark.parametrize(
+    "tok", [EstimatedTokenizer("claude"), EstimatedTokenizer("gemini", factor=2)]
+)
+def test_an_estimate_loads_again_from_its_name(tok: EstimatedTokenizer) -> None:
+    # A Context records the tokenizer's name; get_tokenizer must rebuild the same counter.
+    from budgetctx import get_tokenizer
+
+    again = get_tokenizer(tok.name)
+    assert (again.name, again.count("Aspirin 81 mg daily.")) == (
+        tok.name,
+        tok.count("Aspirin 81 mg daily."),
+    )
+
+
 quicktok = pytest.importorskip("quicktok", reason="quicktok-v1 (extra 'open') is not installed")
+
+
+@pytest.mark.parametrize("name", ["llama3", "qwen3"])
+def test_special_token_text_is_counted_as_text(name: str) -> None:
+    # A note may quote "<|endoftext|>": it is text to count, never a refusal (as tiktoken's
+    # encode_ordinary), and never fewer tokens than the special token would be.
+    tok = QuicktokTokenizer(name)
+    assert tok.count("a <|endoftext|> b") > tok.count("a  b")
 
 
 @pytest.mark.parametrize("name", ["llama3", "qwen3"])

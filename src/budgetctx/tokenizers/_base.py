@@ -57,6 +57,12 @@ def get_tokenizer(spec: str | Tokenizer, /, **options: Any) -> Tokenizer:
             return _REGISTRY.create("hf", path=spec[3:], **options)
         if spec.endswith(".json") or ("/" in spec and Path(spec).exists()):
             return _REGISTRY.create("hf", path=spec, **options)
+        if "~" in spec and not options:
+            from budgetctx.tokenizers._models import parse_estimate_spec
+
+            estimate = parse_estimate_spec(spec)
+            if estimate is not None:
+                return estimate
         try:
             _REGISTRY.canonical(spec)
         except UnknownComponentError:

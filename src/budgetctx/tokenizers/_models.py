@@ -36,6 +36,7 @@ count-tokens endpoint.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -151,14 +152,14 @@ class QuicktokTokenizer:
         return (QuicktokTokenizer, (self._name,))
 
     def count(self, text: str) -> int:
-        return len(self._enc.encode(text))
+        return len(self._enc.encode_ordinary(text))
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
-        encode = self._enc.encode
+        encode = self._enc.encode_ordinary
         return [len(encode(t)) for t in texts]
 
     def truncate(self, text: str, max_tokens: int) -> str:
-        ids = self._enc.encode(text)
+        ids = self._enc.encode_ordinary(text)
         if len(ids) <= max_tokens:
             return text
         k = max(max_tokens, 0)
@@ -197,6 +198,10 @@ class EstimatedTokenizer:
 
     @property
     def name(self) -> str:
+        # A name get_tokenizer can load again (a Context records it): the family alone for
+        # the registered estimate, else "family~basexfactor".
+        if self.factor == ESTIMATE_FACTORS.get(self._family) and self._base.name == "o200k_base":
+            return self._family
         return f"{self._family}~{self._base.name}x{self.factor:g}"
 
     def __repr__(self) -> str:
@@ -225,6 +230,22 @@ class EstimatedTokenizer:
                 return prefix
             base -= 1
         return ""
+
+
+_ESTIMATE_SPEC = re.compile(r"(\w+)~(\w+)x([0-9]+(?:\.[0-9]+)?)")
+
+
+def parse_estimate_spec(spec: str) -> EstimatedTokenizer | None:
+    """The estimate an :attr:`EstimatedTokenizer.name` such as ``"claude~o200k_basex2"``
+    names, or None when ``spec`` is not of that form.
+
+    >>> parse_estimate_spec("claude~o200k_basex2").factor
+    2.0
+    """
+    m = _ESTIMATE_SPEC.fullmatch(spec)
+    if m is None:
+        return None
+    return EstimatedTokenizer(m[1], factor=float(m[3]), base=m[2])
 
 
 def _rebuild_estimate(family: str, factor: float, base: str) -> EstimatedTokenizer:
