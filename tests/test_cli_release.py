@@ -322,12 +322,14 @@ def test_frontier_figure_title_and_ring_legend(
     assert any("ringed" in t and "below" in t for t in seen["legend"])
 
 
-# -- select --selector with options (issue 26 owns the grammar) -----------------------------
+# -- select --selector with options: one spec grammar everywhere (issue 26) -----------------
 
 
-@pytest.mark.xfail(reason="issue 26: one selector-spec grammar in select", strict=False)
 def test_select_takes_a_selector_spec(tmp_path: Path) -> None:
     note = tmp_path / "note.txt"
     note.write_text(NOTE, encoding="utf-8")
     result = runner.invoke(app, ["select", str(note), "-b", "20", "--selector", "mmr:lambda_=0.3"])
     assert result.exit_code == 0, result.output
+    # the options are read, not ignored: an unknown one is refused with the usage exit code
+    bad = runner.invoke(app, ["select", str(note), "-b", "20", "--selector", "mmr:nope=1"])
+    assert bad.exit_code == 2, bad.output
