@@ -57,7 +57,7 @@ def count_segmentations(
     >>> from budgetctx.unitizers import get_unitizer
     >>> seg = get_unitizer("sentence").unitize("Chest pain. No fever.")
     >>> count_segmentations(get_tokenizer("o200k_base"), [seg], "\\n")
-    ([3, 4], [6])
+    ([3, 3], [6])
     """
     costs: list[int] = []
     totals: list[int] = []
