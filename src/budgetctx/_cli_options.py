@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from budgetctx._errors import InvalidParameterError
+
 __all__ = [
     "Budget",
     "PinRegexes",
@@ -58,3 +60,22 @@ def pins_from_options(sections: list[str] | None, regexes: list[str] | None) -> 
     from budgetctx._pins import pin_regex
 
     return [*(sections or []), *(pin_regex(p) for p in regexes or [])]
+
+
+def parse_budgets(text: str) -> tuple[int, ...]:
+    """``"256,512"`` -> ``(256, 512)``: the --budgets of ``sweep`` and ``sensitivity``
+    (SweepConfig checks that they are positive)."""
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise InvalidParameterError(
+                f"The 'budgets' option must be comma-separated integers. Got {part!r:.40} "
+                "instead; e.g. --budgets 256,512,1024.",
+                parameter="budgets",
+                value=part[:40],
+            ) from None
+    return tuple(out)

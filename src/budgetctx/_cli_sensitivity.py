@@ -8,29 +8,9 @@ from typing import Annotated
 
 import typer
 
-from budgetctx._cli_options import Representation, Tokenizer
-from budgetctx._errors import InvalidParameterError
+from budgetctx._cli_options import Representation, Tokenizer, parse_budgets
 
 __all__ = ["sensitivity"]
-
-
-def _budgets(text: str) -> tuple[int, ...]:
-    """``"256,512"`` -> ``(256, 512)``, as ``budgetctx sweep`` reads them (not imported from
-    the CLI module, which imports this one)."""
-    out = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        try:
-            out.append(int(part))
-        except ValueError:
-            raise InvalidParameterError(
-                f"The 'budgets' option must be comma-separated integers. Got {part!r:.40} "
-                "instead; e.g. --budgets 256,512,1024.",
-                parameter="budgets",
-                value=part[:40],
-            ) from None
-    return tuple(out)
 
 
 def sensitivity(
@@ -72,7 +52,7 @@ def sensitivity(
 
     config = SensitivityConfig(
         datasets=tuple(dataset),
-        budgets=_budgets(budgets),
+        budgets=parse_budgets(budgets),
         step=step,
         eta=eta,
         base=base,

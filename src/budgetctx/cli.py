@@ -30,6 +30,7 @@ from budgetctx._cli_options import (
     Tokenizer,
     Truncate,
     Unitizer,
+    parse_budgets,
     pins_from_options,
 )
 from budgetctx._cli_sensitivity import sensitivity
@@ -506,7 +507,7 @@ def sweep(
     )
     config = SweepConfig(
         datasets=tuple(dataset),
-        budgets=_budgets(budgets),
+        budgets=parse_budgets(budgets),
         selectors=tuple(split_selector_specs(selectors)),
         unitizers=tuple(u.strip() for u in unitizers.split(",") if u.strip()),
         split=split,
@@ -726,24 +727,6 @@ def _options(items: list[str]) -> dict[str, Any]:
     return parse_options(
         items, fix="e.g. --gen-option base_url=http://localhost:8080/v1.", parameter="gen_option"
     )
-
-
-def _budgets(text: str) -> tuple[int, ...]:
-    """``"256,512"`` -> ``(256, 512)``; SweepConfig checks that they are positive."""
-    out = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
-        try:
-            out.append(int(part))
-        except ValueError:
-            raise InvalidParameterError(
-                f"The 'budgets' option must be comma-separated integers. Got {part!r:.40} "
-                "instead; e.g. --budgets 256,512,1024.",
-                parameter="budgets",
-                value=part[:40],
-            ) from None
-    return tuple(out)
 
 
 app.command("batch")(batch)
