@@ -72,6 +72,7 @@ HEAVY = (
     "langchain_core",
     "llama_index",
     "haystack",
+    "asyncio",  # a fifth of the import (issue 27): only the async API and the service use it
 )
 
 

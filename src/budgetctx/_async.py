@@ -15,7 +15,6 @@ True
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -30,6 +29,8 @@ __all__ = ["abuild_context", "afit_messages"]
 async def abuild_context(text: Any, budget: int, /, **options: Any) -> Context:
     """``await abuild_context(text, budget, ...)``: :func:`~budgetctx.build_context` in a
     worker thread; same arguments, same result."""
+    import asyncio  # on first use: importing it was a sixth of ``import budgetctx``
+
     return await asyncio.to_thread(functools.partial(build_context, text, budget, **options))
 
 
@@ -44,4 +45,6 @@ async def afit_messages(
     >>> asyncio.run(afit_messages(msgs, 100)).prompt_tokens
     9
     """
+    import asyncio
+
     return await asyncio.to_thread(functools.partial(fit_messages, messages, budget, **options))

@@ -130,11 +130,21 @@ def _search_all(pattern: regex.Pattern[str], units: Sequence[Unit], timeout: flo
 def unit_sections(seg: Segmentation) -> list[frozenset[str]]:
     """Per unit of one document: the (normalised) sections its segments belong to."""
     seg_labels = section_labels(seg.segments)
-    return [
-        frozenset({lab for s in u.segments if (lab := seg_labels[s])})
-        | ({_normalise_heading(u.section)} if u.section else frozenset())
-        for u in seg.units
-    ]
+    heading: dict[str, str] = {}  # a section names many units: normalise each name once
+    out = []
+    for u in seg.units:
+        if len(u.segments) == 1 and not u.section:  # most units: one sentence, no own section
+            lab = seg_labels[u.segments[0]]
+            out.append(frozenset((lab,)) if lab else frozenset())
+            continue
+        labs = {lab for s in u.segments if (lab := seg_labels[s])}
+        if u.section:
+            name = heading.get(u.section)
+            if name is None:
+                name = heading[u.section] = _normalise_heading(u.section)
+            labs.add(name)
+        out.append(frozenset(labs))
+    return out
 
 
 def pinned_units(

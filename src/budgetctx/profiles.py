@@ -139,6 +139,10 @@ _ID_TOKEN = re.compile(
 _OPENING = re.compile(r"\s*([A-Za-z][A-Za-z /&\-]{2,48}?)\s*:")
 
 
+#: Headers remembered per profile before the memo starts over.
+_MEMO_SIZE = 4096
+
+
 def _identifies_only(text: str) -> bool:
     words = text.split()
     return 0 < len(words) <= 16 and all(_ID_TOKEN.fullmatch(w) for w in words)
@@ -157,6 +161,10 @@ class ClinicalProfile:
     identifiers: tuple[str, ...] = CLINICAL_IDENTIFIERS
     name: str = "clinical"
     _lookup: dict[str, str] = field(init=False, repr=False, compare=False)
+    # header -> canonical(header): a note repeats its few headers on many units, and _norm's
+    # regex per unit and label was a tenth of a 2k-token build (issue 27)
+    _memo: dict[str, str | None] = field(init=False, repr=False, compare=False)
+    _opening_memo: dict[str, str | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         lookup: dict[str, str] = {}
@@ -164,9 +172,20 @@ class ClinicalProfile:
             for n in (canonical, *names):
                 lookup.setdefault(_norm(n), _norm(canonical))
         object.__setattr__(self, "_lookup", lookup)
+        object.__setattr__(self, "_memo", {})
+        object.__setattr__(self, "_opening_memo", {})
 
     def canonical(self, header: str) -> str | None:
         """The pinned section a header names, or None."""
+        memo = self._memo
+        if header in memo:
+            return memo[header]
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[header] = found = self._canonical(header)
+        return found
+
+    def _canonical(self, header: str) -> str | None:
         name = _norm(header)
         hit = self._lookup.get(name)
         if hit is None:
@@ -181,8 +200,14 @@ class ClinicalProfile:
         m = _OPENING.match(text)
         if m is None:
             return None
-        name = _norm(m.group(1))
-        return name if self.canonical(name) is not None else None
+        key = m.group(1)
+        memo = self._opening_memo
+        if key not in memo:
+            if len(memo) >= _MEMO_SIZE:
+                memo.clear()
+            name = _norm(key)
+            memo[key] = name if self.canonical(name) is not None else None
+        return memo[key]
 
     def params(self) -> dict[str, Any]:
         return {"name": self.name, "pinned": [c for c, _ in self.pinned]}
@@ -213,13 +238,11 @@ class ClinicalProfile:
             if ranks:
                 best.append((min(ranks), u))
         pinned = [u for _, u in sorted(best)]
-        ident = {_norm(n) for n in self.identifiers}
+        ident = {_norm(n) for n in self.identifiers} | {"DISCHARGE SUMMARY"}
         ids = [
             u
             for u, (labs, text) in enumerate(zip(sections, texts, strict=True))
-            if labs
-            and labs <= ident | {"DISCHARGE SUMMARY"}
-            and _identifies_only(_strip_labels(text, labs))
+            if labs and labs <= ident and _identifies_only(_strip_labels(text, labs))
         ]
         names = sorted(found, key=lambda c: order.get(c, len(order)))
         return pinned, names, ids

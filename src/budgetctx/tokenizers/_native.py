@@ -13,19 +13,24 @@ turns such failures into a budgetctx error that says what failed and never quote
 
 from __future__ import annotations
 
-import asyncio
+import sys
 
 from budgetctx._errors import InputError
 
 __all__ = ["is_native_failure", "native_failure"]
 
 # Exceptions, and the BaseExceptions that are control flow: they must keep their meaning.
-_NOT_NATIVE = (Exception, KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError)
+_NOT_NATIVE = (Exception, KeyboardInterrupt, SystemExit, GeneratorExit)
 
 
 def is_native_failure(exc: BaseException) -> bool:
     """True for a BaseException that is neither an Exception nor control flow (a pyo3 panic)."""
     if isinstance(exc, _NOT_NATIVE):
+        return False
+    # asyncio's cancellation too; looked up, not imported (importing asyncio was a sixth of
+    # ``import budgetctx``): no asyncio loaded, no asyncio exception to meet.
+    aio = sys.modules.get("asyncio")
+    if aio is not None and isinstance(exc, aio.CancelledError):
         return False
     # trio's and anyio's cancellation exceptions are BaseExceptions too.
     return not type(exc).__module__.startswith(("trio", "anyio"))

@@ -318,8 +318,15 @@ def _joins(prev: str, nxt: str, *, starts_afresh: bool | None = None) -> bool:
         return True
     if _LABEL.match(nxt):
         return False  # "Name: ..." starts a speaker's turn or a field, never a wrapped line
-    # a title never ends a sentence: "seen by Dr.\nLee today"
-    return bool(_CONTINUATION_END.search(prev) or _TITLE_END.search(prev))
+    # a title never ends a sentence: "seen by Dr.\nLee today". Both patterns end at the end
+    # of the line and match a few characters, so the search starts near it (its \b still sees
+    # the character before): a line of running text is otherwise scanned whole, per line.
+    tail = max(0, len(prev) - _END_WINDOW)
+    return bool(_CONTINUATION_END.search(prev, tail) or _TITLE_END.search(prev, tail))
+
+
+#: Longer than any match of _CONTINUATION_END or _TITLE_END (both anchored at the end).
+_END_WINDOW = 16
 
 
 def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
@@ -495,10 +502,12 @@ def _split_block(
     chunk = text[start:end]
     offsets = _sentence_spans(chunk)
     spans = []
+    # one search of the block for "Dr. Lee." instead of one per sentence (most blocks have none)
+    names = _NAME_END.search(chunk) is not None
     for a, b in offsets:
         if not _NON_SPACE.search(chunk, a, b):
             continue
-        for name_end in _NAME_END.finditer(chunk, a, b):
+        for name_end in _NAME_END.finditer(chunk, a, b) if names else ():
             cut = name_end.end()
             # searches, not slices: a sentence of many "Dr. Lee." would be quadratic
             after = _NON_SPACE.search(chunk, cut, b)
