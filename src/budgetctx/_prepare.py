@@ -11,7 +11,7 @@ from typing import Any
 from budgetctx.tokenizers import Tokenizer
 from budgetctx.unitizers import Segmentation
 
-__all__ = ["BLAS_THREADS_ENV", "blas_threads", "count_segmentations"]
+__all__ = ["BLAS_THREADS_ENV", "blas_threads", "count_segmentations", "separator_slack"]
 
 #: Selectors whose selection multiplies matrices through BLAS (weighted coverage sums).
 _BLAS_SELECTORS = frozenset({"facility", "rcd"})
@@ -72,3 +72,58 @@ def count_segmentations(
         costs.extend(own)
         totals.append(int(total))
     return costs, totals
+
+
+#: Tokenizers whose pre-tokenizer never carries a piece across a single space between two
+#: non-space characters (checked for their patterns, see tokenizers/_tiktoken.py).
+_SPACE_BOUNDARY = frozenset({"o200k_base", "cl100k_base"})
+
+
+def _tail(text: str) -> str:
+    """``text`` from its last single space between two non-space characters (a piece boundary
+    of the encodings in ``_SPACE_BOUNDARY``), or all of it."""
+    k = text.rfind(" ")
+    while k > 0:
+        if k + 1 < len(text) and not text[k - 1].isspace() and not text[k + 1].isspace():
+            return text[k:]
+        k = text.rfind(" ", 0, k)
+    return text
+
+
+def separator_slack(tok: Tokenizer, texts: Sequence[str], separator: str) -> int:
+    """Tokens that the separator after the last rendered segment is sure to add to the
+    segments' costs: ``min(count(g + separator) - count(g))`` over the segments ``g``.
+
+    A segment's cost counts one separator after it (``count(g + separator)``), but the last
+    one is never rendered, so a selection may spend up to this many tokens more than the
+    budget and still render within it (issue 27: a 13-token text at budget 11 kept 4 tokens
+    where 9 fit with ``separator=" — "``); :func:`~budgetctx._render.fit_budget` still counts
+    the rendered text. A separator changes only the last piece of the encoding's
+    pre-tokenizer (pieces never interact, and segments end in non-space), so each segment is
+    represented by its last piece, the most frequent first: the first 0 ends the search, which
+    for ``"\\n"`` is usually the first piece (``".\\n"`` is one token). Tokenizers other
+    than those in ``_SPACE_BOUNDARY`` get 0 (the costs as before).
+
+    >>> from budgetctx.tokenizers import get_tokenizer
+    >>> separator_slack(get_tokenizer("o200k_base"), ["Chest pain.", "No fever"], " — ")
+    2
+    """
+    name = getattr(tok, "name", None)
+    if not separator or not texts or name not in _SPACE_BOUNDARY:
+        return 0
+    from budgetctx.tokenizers._tiktoken import _pieces
+
+    split = _pieces(name).findall
+    lasts: dict[str, int] = {}
+    for t in texts:
+        pieces = split(_tail(t))
+        if pieces:
+            last = pieces[-1]
+            lasts[last] = lasts.get(last, 0) + 1
+    best: int | None = None
+    for last in sorted(lasts, key=lasts.__getitem__, reverse=True):
+        extra = tok.count(last + separator) - tok.count(last)
+        best = extra if best is None else min(best, extra)
+        if best <= 0:
+            return 0
+    return best or 0

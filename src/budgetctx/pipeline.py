@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -31,7 +31,7 @@ from budgetctx._options import (
 )
 from budgetctx._options import RULES as _CONSTRAINTS  # noqa: F401  # the old name
 from budgetctx._pins import Pin, pinned_units, unit_sections
-from budgetctx._prepare import blas_threads, count_segmentations
+from budgetctx._prepare import blas_threads, count_segmentations, separator_slack
 from budgetctx._render import Piece, fit_budget, render, selected_units
 from budgetctx._validation import Boolean, check, short_repr
 from budgetctx.context import Context, DocumentStats, DocumentSummary, RouteDecision
@@ -183,6 +183,17 @@ class PreparedDocument:
         """Per unit: the sections it belongs to (what a section-name pin matches), computed
         per document so that a heading never runs on into the next document."""
         return tuple(labs for s in self.document_segmentations for labs in unit_sections(s))
+
+    @cached_property
+    def separator_slack(self) -> int:
+        """Tokens a selection may spend beyond the budget because its last segment's cost
+        counts a separator that is never rendered (:func:`budgetctx._prepare.separator_slack`).
+        0 for several documents (the last piece may be followed by a document's header)."""
+        if self.layout is not None:
+            return 0
+        return separator_slack(
+            self.tokenizer, [g.text for g in self.segmentation.segments], self.separator
+        )
 
     @property
     def n_units(self) -> int:
@@ -678,14 +689,17 @@ def _select_pinned(
     pinned: Sequence[int],
     on_pin_overflow: str,
     priority: Sequence[int] = (),
+    slack: int = 0,
 ) -> tuple[list[int], Selection, list[str]]:
     """Keep the pinned units first (most relevant first while they fit), then let ``sel``
-    choose among the other units in the budget they leave.
+    choose among the other units in the budget they leave, and ``slack`` tokens more (the
+    last separator's, counted in the costs but never rendered; :func:`fit_budget` checks).
 
     Returns the kept pinned units, the selector's choice in the problem's unit ids, and notes.
     """
     if not pinned:
-        return [], sel.select(problem), []
+        wider = replace(problem, capacity=problem.capacity + slack) if slack else problem
+        return [], sel.select(wider), []
     tracker = problem.tracker()
     relevance = problem.relevance
     # a profile's pins come first, in its order (allergies before follow-up); then the rest
@@ -732,7 +746,7 @@ def _select_pinned(
         unit_segments=tuple(problem.unit_segments[u] for u in rest),
         segment_costs=costs,
         features=subset_features(problem.features, rest),
-        capacity=int(tracker.remaining),
+        capacity=int(tracker.remaining) + slack,
         overlapping=problem.overlapping,
         positions=problem.unit_positions()[rest],
     )
@@ -901,7 +915,12 @@ def _select(
     t = time.perf_counter()
     with blas_threads(sel.name):
         first, selection, pin_notes = _select_pinned(
-            sel, problem, pinned, on_pin_overflow, priority=profile_pins
+            sel,
+            problem,
+            pinned,
+            on_pin_overflow,
+            priority=profile_pins,
+            slack=doc.separator_slack,
         )
     if doc.profile_note is not None:
         pin_notes.insert(0, doc.profile_note)
