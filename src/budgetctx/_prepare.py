@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from budgetctx.tokenizers import Tokenizer
+from budgetctx.tokenizers import TiktokenTokenizer, Tokenizer
 from budgetctx.unitizers import Segmentation
 
 __all__ = ["BLAS_THREADS_ENV", "blas_threads", "count_segmentations", "separator_slack"]
@@ -99,31 +99,37 @@ def separator_slack(tok: Tokenizer, texts: Sequence[str], separator: str) -> int
     budget and still render within it (issue 27: a 13-token text at budget 11 kept 4 tokens
     where 9 fit with ``separator=" — "``); :func:`~budgetctx._render.fit_budget` still counts
     the rendered text. A separator changes only the last piece of the encoding's
-    pre-tokenizer (pieces never interact, and segments end in non-space), so each segment is
-    represented by its last piece, the most frequent first: the first 0 ends the search, which
-    for ``"\\n"`` is usually the first piece (``".\\n"`` is one token). Tokenizers other
-    than those in ``_SPACE_BOUNDARY`` get 0 (the costs as before).
+    pre-tokenizer (pieces never interact, and segments end in non-space), so each distinct
+    last piece is counted once; the first 0 ends the search, which for ``"\\n"`` is usually
+    the first piece (``".\\n"`` is one token). Tokenizers other than those in
+    ``_SPACE_BOUNDARY`` get 0 (the costs as before).
 
     >>> from budgetctx.tokenizers import get_tokenizer
     >>> separator_slack(get_tokenizer("o200k_base"), ["Chest pain.", "No fever"], " — ")
     2
     """
-    name = getattr(tok, "name", None)
-    if not separator or not texts or name not in _SPACE_BOUNDARY:
+    if not separator or not isinstance(tok, TiktokenTokenizer) or tok.name not in _SPACE_BOUNDARY:
         return 0
     from budgetctx.tokenizers._tiktoken import _pieces
 
-    split = _pieces(name).findall
-    lasts: dict[str, int] = {}
+    split = _pieces(tok.name).findall
+    # Segments grouped by their last character, the commonest first: one with a "." settles
+    # "\\n" at once. The last piece is found (a regex over the segment's tail) only as needed.
+    by_end: dict[str, list[str]] = {}
     for t in texts:
-        pieces = split(_tail(t))
-        if pieces:
-            last = pieces[-1]
-            lasts[last] = lasts.get(last, 0) + 1
+        if t:
+            by_end.setdefault(t[-1], []).append(t)
+    seen: set[str] = set()
     best: int | None = None
-    for last in sorted(lasts, key=lasts.__getitem__, reverse=True):
-        extra = tok.count(last + separator) - tok.count(last)
-        best = extra if best is None else min(best, extra)
-        if best <= 0:
-            return 0
+    for group in sorted(by_end.values(), key=len, reverse=True):
+        for t in group:
+            pieces = split(_tail(t))
+            if not pieces or pieces[-1] in seen:
+                continue
+            last = pieces[-1]
+            seen.add(last)
+            extra = tok.count(last + separator) - tok.count(last)
+            best = extra if best is None else min(best, extra)
+            if best <= 0:
+                return 0
     return best or 0
