@@ -10,6 +10,7 @@ from scipy import sparse
 from budgetctx import build_context, prepare
 from budgetctx.data import sample_note
 from budgetctx.representations import DenseKernel
+from budgetctx.representations import _features as features_module
 from budgetctx.representations._features import DeferredDenseKernel, SparseKernel
 
 
@@ -65,3 +66,43 @@ def test_a_subset_of_a_deferred_kernel_has_the_same_bits(seed: int) -> None:
     assert isinstance(sub.kernel, DeferredDenseKernel)
     assert np.array_equal(sub.kernel.G, features.kernel.G[np.ix_(rows, rows)])
     assert np.array_equal(sub.kernel.adjacent(), DenseKernel(sub.kernel.G).adjacent())
+
+
+def _rows_equal_g(X: sparse.csr_matrix, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(features_module, "ROWS_FROM_X", 1)
+    kernel = DeferredDenseKernel(X)
+    rows = [kernel.positive_row(j).copy() for j in range(X.shape[0])]
+    at = kernel.positive_at(np.arange(X.shape[0]), 3)
+    assert "G" not in kernel.__dict__  # computed from X
+    full = DenseKernel(kernel.G).positive
+    for j, row in enumerate(rows):
+        assert row.tobytes() == full[j].tobytes(), j
+    assert at.tobytes() == full[:, 3].tobytes()
+
+
+def test_rows_from_x_are_the_kernels_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 27: MMR on a large document reads its rows from X instead of the n x n product
+    rng = np.random.default_rng(1)
+    for _ in range(10):
+        X = sparse.random(40, 60, density=0.15, random_state=rng, format="csr")
+        X.data = rng.standard_normal(X.nnz)
+        for i in range(X.shape[0]):
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            perm = rng.permutation(hi - lo) + lo
+            X.indices[lo:hi], X.data[lo:hi] = X.indices[perm], X.data[perm]
+        _rows_equal_g(X, monkeypatch)
+    real = prepare(sample_note() * 3).features.kernel
+    assert isinstance(real, DeferredDenseKernel)
+    _rows_equal_g(real.X, monkeypatch)
+
+
+def test_mmr_selects_the_same_from_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = sample_note() * 4
+    before = [build_context(text, b, selector="mmr") for b in (64, 256, 1024)]
+    monkeypatch.setattr(features_module, "ROWS_FROM_X", 1)
+    doc = prepare(text)
+    for b, ctx in zip((64, 256, 1024), before, strict=True):
+        again = doc.select(b, selector="mmr")
+        assert again.text == ctx.text
+        assert [u.gain for u in again.units] == [u.gain for u in ctx.units]
+    assert "G" not in doc.features.kernel.__dict__

@@ -139,6 +139,14 @@ class DenseKernel(Kernel):
         out: FloatArray = self.positive[j].astype(np.float64)
         return out
 
+    def positive_row(self, j: int) -> NDArray[np.float32]:
+        """Row ``j`` of :attr:`positive` (a view: read it, do not write it)."""
+        return self.positive[j]
+
+    def positive_at(self, rows: IntArray, j: int) -> NDArray[np.float32]:
+        """``positive[rows, j]``."""
+        return self.positive[rows, j]
+
     def adjacent(self) -> FloatArray:
         idx = np.arange(max(self.n - 1, 0))
         out: FloatArray = self.positive[idx, idx + 1].astype(np.float64)
@@ -206,6 +214,28 @@ class DeferredDenseKernel(DenseKernel):
         self._cov_sums = None
         self._weighted = None
         self._pos = None
+        self._rows: dict[int, NDArray[np.float32]] = {}
+
+    def positive_row(self, j: int) -> NDArray[np.float32]:
+        # A selector that reads a few rows (MMR: one per unit it takes) of a large kernel gets
+        # them from X, bit for bit the rows of G (see _product_row), without the n x n product.
+        if "G" in self.__dict__ or self.n < ROWS_FROM_X or not _issparse(self.X):
+            return super().positive_row(j)
+        row = self._rows.get(j)
+        if row is None:
+            row = np.maximum(_product_row(self.X, self._xt, j).astype(np.float32), 0.0)
+            self._rows[j] = row
+        return row
+
+    def positive_at(self, rows: IntArray, j: int) -> NDArray[np.float32]:
+        if "G" in self.__dict__ or self.n < ROWS_FROM_X or not _issparse(self.X):
+            return super().positive_at(rows, j)
+        return np.array([self.positive_row(int(r))[j] for r in rows], dtype=np.float32)
+
+    @cached_property
+    def _xt(self) -> Any:
+        """``X.T`` as CSR: what scipy converts it to for ``X @ X.T``."""
+        return self.X.T.tocsr()
 
     @cached_property
     def G(self) -> NDArray[np.float32]:  # type: ignore[override]  # noqa: N802 - the matrix's name
@@ -225,6 +255,33 @@ class DeferredDenseKernel(DenseKernel):
             near: FloatArray = np.maximum(self.G[idx, idx + 1], 0.0).astype(np.float64)
             return near
         return super().adjacent()
+
+
+#: Units from which a deferred kernel hands out rows computed from X (a few dozen, for MMR)
+#: rather than building the whole n x n product on the first row asked for.
+ROWS_FROM_X = 1024
+
+
+def _product_row(X: Any, XT: Any, j: int) -> FloatArray:
+    """Row ``j`` of ``X @ X.T`` in float64, summed as scipy's ``csr_matmat`` sums it: each
+    output column adds ``X[j, k] * XT[k, col]`` over row j's stored terms in order, from 0.0
+    (``np.bincount`` adds its weights one after another, in order). A test checks the bits."""
+    start, stop = int(X.indptr[j]), int(X.indptr[j + 1])
+    cols = np.asarray(X.indices[start:stop], dtype=np.int64)
+    vals = np.asarray(X.data[start:stop], dtype=np.float64)
+    lo = np.asarray(XT.indptr, dtype=np.int64)[cols]
+    sizes = np.asarray(XT.indptr, dtype=np.int64)[cols + 1] - lo
+    if sizes.sum() == 0:
+        return np.zeros(X.shape[0])
+    # positions of the XT rows of cols, one after another
+    at = np.repeat(lo - np.concatenate(([0], np.cumsum(sizes)[:-1])), sizes) + np.arange(
+        sizes.sum()
+    )
+    weights = np.repeat(vals, sizes) * np.asarray(XT.data, dtype=np.float64)[at]
+    out: FloatArray = np.bincount(
+        np.asarray(XT.indices, dtype=np.int64)[at], weights=weights, minlength=X.shape[0]
+    )
+    return out
 
 
 def _adjacent_dots(X: sparse.csr_matrix) -> FloatArray | None:

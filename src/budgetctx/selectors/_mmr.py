@@ -83,7 +83,6 @@ class MMRSelector(Component, name="mmr"):
         unit_cost = costs.tolist()
         n_parked = 0
         parked: list[tuple[NDArray[np.int64], int, NDArray[np.float64]]] = []
-        positive = kernel.positive
         novelty = np.empty(n)
         nonpositive = False
         order: list[int] = []
@@ -115,7 +114,7 @@ class MMRSelector(Component, name="mmr"):
             gains.append(float(score[e]))
             score[e] = -np.inf
             # float64 arithmetic on the float32 kernel row, as kernel.column(e) gives it
-            np.multiply(positive[e], minus_c, out=novelty, dtype=np.float64)
+            np.multiply(kernel.positive_row(e), minus_c, out=novelty, dtype=np.float64)
             novelty += base
             np.minimum(score, novelty, out=score)
         overflow = self._overflow(kernel, base, order, parked, scales)
@@ -163,7 +162,7 @@ class MMRSelector(Component, name="mmr"):
             score = float(stale[j])
             if len(later):
                 # the same float64 arithmetic as the running minimum of select()
-                news = base[u] + minus_c * kernel.positive[later, u].astype(np.float64)
+                news = base[u] + minus_c * kernel.positive_at(later, u).astype(np.float64)
                 score = min(score, float(news.min()))
             rank = score
             if scales is not None:
