@@ -141,11 +141,13 @@ class DenseKernel(Kernel):
 
     def positive_row(self, j: int) -> NDArray[np.float32]:
         """Row ``j`` of :attr:`positive` (a view: read it, do not write it)."""
-        return self.positive[j]
+        row: NDArray[np.float32] = self.positive[j]
+        return row
 
     def positive_at(self, rows: IntArray, j: int) -> NDArray[np.float32]:
         """``positive[rows, j]``."""
-        return self.positive[rows, j]
+        out: NDArray[np.float32] = self.positive[rows, j]
+        return out
 
     def adjacent(self) -> FloatArray:
         idx = np.arange(max(self.n - 1, 0))
@@ -278,10 +280,10 @@ def _product_row(X: Any, XT: Any, j: int) -> FloatArray:
         sizes.sum()
     )
     weights = np.repeat(vals, sizes) * np.asarray(XT.data, dtype=np.float64)[at]
-    out: FloatArray = np.bincount(
+    out = np.bincount(
         np.asarray(XT.indices, dtype=np.int64)[at], weights=weights, minlength=X.shape[0]
     )
-    return out
+    return np.asarray(out, dtype=np.float64)
 
 
 def _adjacent_dots(X: sparse.csr_matrix) -> FloatArray | None:
