@@ -18,24 +18,38 @@ class DocumentStats:
 
     ``phi``: share of total relevance in the units that fit the budget from the start
     (front-loading); ``rho``: mean similarity of adjacent units (redundancy); ``length``:
-    document tokens; ``budget_ratio``: budget / length.
+    document tokens; ``budget_ratio``: budget / length. For a dialogue, how it is spoken
+    (:class:`budgetctx.unitizers._turns.TurnStatistics`; all 0 for prose): ``backchannel_share``,
+    ``hesitation_rate`` and ``mean_turn_words``.
 
     >>> DocumentStats(phi=0.5, rho=0.1, length=3000, budget_ratio=0.2).vector(600)
-    [600.0, 3000.0, 0.2, 0.5, 0.1]
+    [600.0, 3000.0, 0.2, 0.5, 0.1, 0.0, 0.0, 0.0]
     """
 
     phi: float
     rho: float
     length: int
     budget_ratio: float
+    backchannel_share: float = 0.0
+    hesitation_rate: float = 0.0
+    mean_turn_words: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def vector(self, budget: int) -> list[float]:
         """Statistics in the order routers read them (``budgetctx.router.STAT_NAMES``):
-        budget, length, ratio, phi, rho."""
-        return [float(budget), float(self.length), self.budget_ratio, self.phi, self.rho]
+        budget, length, ratio, phi, rho, then the dialogue's three."""
+        return [
+            float(budget),
+            float(self.length),
+            self.budget_ratio,
+            self.phi,
+            self.rho,
+            self.backchannel_share,
+            self.hesitation_rate,
+            self.mean_turn_words,
+        ]
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ from budgetctx.selectors import (
 )
 from budgetctx.tokenizers import Tokenizer, get_tokenizer
 from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer
+from budgetctx.unitizers._turns import TurnStatistics, turn_statistics
 
 __all__ = [
     "DEFAULT_SELECTOR",
@@ -176,6 +177,25 @@ class PreparedDocument:
             return tuple(units)
         return tuple(
             Unit(gid, u.segments, u.spans, u.text, u.kind, u.section) for gid, u in enumerate(units)
+        )
+
+    @cached_property
+    def turn_statistics(self) -> TurnStatistics | None:
+        """How the document is spoken when it is a dialogue (a route statistic), else None;
+        with several documents, their dialogues' statistics weighted by length."""
+        found = [
+            (len(s.document), t)
+            for s in self.document_segmentations
+            if (t := turn_statistics(s.document)) is not None
+        ]
+        if len(found) <= 1:
+            return found[0][1] if found else None
+        total = sum(n for n, _ in found)
+        return TurnStatistics(
+            *(
+                round(sum(n * getattr(t, f) for n, t in found) / total, 6)
+                for f in ("backchannel_share", "hesitation_rate", "mean_turn_words")
+            )
         )
 
     @cached_property
@@ -645,6 +665,7 @@ def _stats(doc: PreparedDocument, problem: SelectionProblem) -> DocumentStats:
         adjacency=kernel.adjacent() if problem.n > 1 else np.zeros(0),
         document_tokens=doc.document_tokens,
         budget=problem.capacity,
+        turns=doc.turn_statistics,
     )
 
 

@@ -107,3 +107,22 @@ def test_forms_and_repeated_sections_are_not_dialogues() -> None:
     assert dialogue_turns(flowsheet) is None
     notes = "Nurse note: stable.\nMD note: stable overnight.\n" * 4
     assert dialogue_turns(notes) is None
+
+
+SCRIPT = (
+    "OWEN : My death.\nANNA : It was you.\nOWEN : The brakes were cut.\n"
+    "ANNA : Who would do that?\nOWEN : Yes.\nANNA : The money was gone.\n"
+    "OWEN : He took the car.\nANNA : Then we go tonight.\n"
+)
+
+
+def test_turn_statistics_tell_a_transcript_from_a_script() -> None:
+    from budgetctx.unitizers._turns import turn_statistics
+
+    visit = turn_statistics(VISIT + "[patient] Um, it was, uh, bad.\n")
+    script = turn_statistics(SCRIPT)
+    assert visit is not None and script is not None
+    assert visit.spontaneous and visit.backchannel_share > 0.3 and visit.hesitation_rate > 0.01
+    assert not script.spontaneous and script.hesitation_rate == 0.0
+    assert script.backchannel_share == 1 / 8  # "Yes." only
+    assert turn_statistics("Chest pain. Troponin negative.") is None

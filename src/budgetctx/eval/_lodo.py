@@ -55,10 +55,22 @@ def grid_instances(
                 value=missing,
             )
         feats = result.get("features", {}).get(ds, {})
+        turns = result.get("turns", {}).get(ds) or [None] * len(result["ids"][ds])
         for k, example_id in enumerate(result["ids"][ds]):
             for b in result["budgets"]:
                 v = result["stats"][ds][k][str(b)]
-                stats = DocumentStats(phi=v[3], rho=v[4], length=int(v[1]), budget_ratio=v[2])
+                # The dialogue statistics (issue 21) from the grid's own record of them, so
+                # that grids written before they were route statistics still read.
+                t = turns[k] or {}
+                stats = DocumentStats(
+                    phi=v[3],
+                    rho=v[4],
+                    length=int(v[1]),
+                    budget_ratio=v[2],
+                    backchannel_share=float(t.get("backchannel_share", 0.0)),
+                    hesitation_rate=float(t.get("hesitation_rate", 0.0)),
+                    mean_turn_words=float(t.get("mean_turn_words", 0.0)),
+                )
                 scores = {c: float(by_method[c][str(b)][k]) for c in candidates}
                 insts.append(Instance(ds, example_id, int(b), stats, scores))
                 divergence[(ds, example_id, int(b))] = {
