@@ -93,7 +93,9 @@ class SelectedUnit:
     With several documents, ``id`` is unique across them (units are numbered in input order),
     ``document``/``document_id`` say which document the unit came from, and ``spans`` and
     ``unit_spans`` are offsets into that document's text. ``pinned`` units were kept because
-    a ``pin`` matched them, before anything was selected.
+    a ``pin`` matched them, before anything was selected. In a dialogue, ``speaker`` is who
+    says the unit (its turn's tag as written), also for a sentence cut from the middle of a
+    turn, whose text does not repeat the tag.
     """
 
     id: int
@@ -109,6 +111,7 @@ class SelectedUnit:
     document: int = 0
     document_id: str | None = None
     pinned: bool = False
+    speaker: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (spans become lists)."""

@@ -56,7 +56,7 @@ from budgetctx.selectors import (
 )
 from budgetctx.tokenizers import Tokenizer, get_tokenizer
 from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer
-from budgetctx.unitizers._turns import TurnStatistics, turn_statistics
+from budgetctx.unitizers._turns import TurnStatistics, turn_statistics, with_speakers
 
 __all__ = [
     "DEFAULT_SELECTOR",
@@ -176,7 +176,8 @@ class PreparedDocument:
         if self.layout is None:
             return tuple(units)
         return tuple(
-            Unit(gid, u.segments, u.spans, u.text, u.kind, u.section) for gid, u in enumerate(units)
+            Unit(gid, u.segments, u.spans, u.text, u.kind, u.section, u.speaker)
+            for gid, u in enumerate(units)
         )
 
     @cached_property
@@ -364,7 +365,8 @@ def _prepare(
     timings: dict[str, float] = {}
 
     def unitize(t: str) -> Segmentation:
-        return unit.unitize(t) if t.strip() else Segmentation(t, (), (), unit.name)
+        # Every unitizer's units carry their speaker in a dialogue (issue 21).
+        return with_speakers(unit.unitize(t)) if t.strip() else Segmentation(t, (), (), unit.name)
 
     t = time.perf_counter()
     layout: DocumentLayout | None = None

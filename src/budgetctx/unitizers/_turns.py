@@ -16,13 +16,18 @@ or more each and tagged lines are at least a third of its lines.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import ClassVar
 
 from budgetctx._component import Component
 from budgetctx._validation import Constraint, Interval
-from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
+from budgetctx.unitizers._base import (
+    Segmentation,
+    base_groups,
+    units_from_groups,
+)
 from budgetctx.unitizers._segment import Segment, segment_text
 from budgetctx.unitizers._sentence import MAX_WORDS
 
@@ -34,6 +39,7 @@ __all__ = [
     "spoken_words",
     "strip_tags",
     "turn_statistics",
+    "with_speakers",
 ]
 
 _TIME = r"(?:\[?\(?\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?\)?\]?[ \t]*(?:-->[^\n]*?)?[ \t-]*)"
@@ -253,6 +259,34 @@ def turn_statistics(text: str) -> TurnStatistics | None:
         hesitation_rate=round(hesitations / max(words, 1), 6),
         mean_turn_words=round(words / max(tagged, 1), 6),
     )
+
+
+def with_speakers(seg: Segmentation) -> Segmentation:
+    """``seg`` with each unit's ``speaker`` set when the document is a dialogue: the tag, as
+    written, of the turn the unit starts in (None for a stage direction). Spans, texts and
+    costs are untouched, so a sentence cut from a long turn keeps its speaker in provenance
+    without a character added to the context.
+
+    >>> from budgetctx.unitizers import get_unitizer
+    >>> seg = get_unitizer("sentence").unitize(
+    ...     "[doctor] How long? Any fever?\\n[patient] Two days. No fever.\\n[doctor] Okay.\\n"
+    ...     "[patient] It hurts.\\n[doctor] Where?\\n[patient] Here.")
+    >>> [(u.text, u.speaker) for u in with_speakers(seg).units][1:4]
+    [('Any fever?', 'doctor'), ('[patient] Two days.', 'patient'), ('No fever.', 'patient')]
+    """
+    turns = dialogue_turns(seg.document) if seg.units else None
+    if turns is None:
+        return seg
+    starts = [a for a, _, _ in turns]
+    names = []
+    for a, b, _ in turns:
+        m = _TAG.match(seg.document[a:b]) if _tag(seg.document[a:b]) is not None else None
+        names.append(None if m is None else (m.group("bracket") or m.group("name")).strip())
+    units = tuple(
+        replace(u, speaker=names[max(bisect_right(starts, u.spans[0][0]) - 1, 0)]) if u.spans else u
+        for u in seg.units
+    )
+    return replace(seg, units=units)
 
 
 def turn_groups(
