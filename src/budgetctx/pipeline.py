@@ -56,7 +56,12 @@ from budgetctx.selectors import (
 )
 from budgetctx.tokenizers import Tokenizer, get_tokenizer
 from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer
-from budgetctx.unitizers._turns import TurnStatistics, turn_statistics, with_speakers
+from budgetctx.unitizers._turns import (
+    TurnStatistics,
+    turn_lines,
+    turn_statistics,
+    with_speakers,
+)
 
 __all__ = [
     "DEFAULT_SELECTOR",
@@ -152,6 +157,8 @@ class PreparedDocument:
     #: units a profile pins, most critical first, and what it says about them (issue 22)
     profile_pins: tuple[int, ...] = ()
     profile_note: str | None = None
+    #: per input document: how it is spoken when it is a dialogue (issue 21), else None
+    dialogues: tuple[TurnStatistics | None, ...] = ()
 
     @cached_property
     def unit_positions(self) -> NDArray[np.int64] | None:
@@ -184,10 +191,13 @@ class PreparedDocument:
     def turn_statistics(self) -> TurnStatistics | None:
         """How the document is spoken when it is a dialogue (a route statistic), else None;
         with several documents, their dialogues' statistics weighted by length."""
+        stats = self.dialogues or tuple(
+            turn_statistics(s.document) for s in self.document_segmentations
+        )
         found = [
             (len(s.document), t)
-            for s in self.document_segmentations
-            if (t := turn_statistics(s.document)) is not None
+            for s, t in zip(self.document_segmentations, stats, strict=True)
+            if t is not None
         ]
         if len(found) <= 1:
             return found[0][1] if found else None
@@ -364,9 +374,17 @@ def _prepare(
     params = {"unitizer": unit.params(), "representation": rep.params()}
     timings: dict[str, float] = {}
 
+    dialogues: list[TurnStatistics | None] = []  # per document, in input order
+
     def unitize(t: str) -> Segmentation:
-        # Every unitizer's units carry their speaker in a dialogue (issue 21).
-        return with_speakers(unit.unitize(t)) if t.strip() else Segmentation(t, (), (), unit.name)
+        if not t.strip():
+            dialogues.append(None)
+            return Segmentation(t, (), (), unit.name)
+        # Read the turns once: the no-query salience, the route statistics and every unit's
+        # speaker (issue 21) all come from them.
+        lines = turn_lines(t)
+        dialogues.append(turn_statistics(t, lines=lines))
+        return with_speakers(unit.unitize(t), lines=lines)
 
     t = time.perf_counter()
     layout: DocumentLayout | None = None
@@ -419,7 +437,9 @@ def _prepare(
             sections=[u.section for u in own],
             section_weights=section_weights,
             dense_limit=dense_limit,
-            filler=None if query is not None else dialogue_filler(document_segmentations),
+            filler=None
+            if query is not None
+            else dialogue_filler(document_segmentations, dialogues),
         )
     else:
         features = UnitFeatures(
@@ -453,6 +473,7 @@ def _prepare(
         layout=layout,
         documents_tokens=documents_tokens,
         document_segmentations=document_segmentations,
+        dialogues=tuple(dialogues),
         profile_pins=pins,
         profile_note=profile_note,
     )

@@ -94,3 +94,15 @@ def test_a_script_keeps_its_short_lines_and_discounts_only_backchannels() -> Non
     r = prepare(script).features.relevance
     units = [u.text for u in prepare(script).segmentation.units]
     assert all(r[i] > 0 for i, t in enumerate(units) if t == "OWEN : My death.")
+
+
+def test_a_prepared_dialogue_reports_how_it_is_spoken_to_the_router() -> None:
+    from budgetctx import Document
+
+    stats = prepare(MEETING).stats(30)
+    assert stats.backchannel_share > 0.3 and stats.mean_turn_words > 0
+    prose = prepare("Chest pain began Monday. Troponin negative. Discharged home.").stats(5)
+    assert (prose.backchannel_share, prose.hesitation_rate, prose.mean_turn_words) == (0, 0, 0)
+    # several documents: the dialogues' statistics, weighted by length (prose adds nothing)
+    both = prepare([Document("Chest pain. Troponin negative.", id="n"), Document(MEETING, id="m")])
+    assert both.stats(30).backchannel_share == stats.backchannel_share

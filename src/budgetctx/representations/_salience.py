@@ -25,10 +25,13 @@ dialogue was made (:class:`~budgetctx.unitizers._turns.TurnStatistics`):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from budgetctx.unitizers._turns import TurnStatistics
 
 __all__ = ["FILLER_WORDS", "centroid_salience", "dialogue_filler", "filler_units"]
 
@@ -48,14 +51,15 @@ def filler_units(document: str, unit_texts: Sequence[str]) -> NDArray[np.bool_] 
     (array([2]),)
     >>> filler_units("Chest pain. Troponin negative.", ["Chest pain.", "Troponin negative."])
     """
-    from budgetctx.unitizers._turns import (
-        is_backchannel,
-        spoken_words,
-        strip_tags,
-        turn_statistics,
-    )
+    from budgetctx.unitizers._turns import turn_statistics
 
-    stats = turn_statistics(document)
+    return _filler(turn_statistics(document), unit_texts)
+
+
+def _filler(stats: TurnStatistics | None, unit_texts: Sequence[str]) -> NDArray[np.bool_] | None:
+    """:func:`filler_units` once the document's turn statistics are known."""
+    from budgetctx.unitizers._turns import is_backchannel, spoken_words, strip_tags
+
     if stats is None:
         return None
     if stats.spontaneous:
@@ -65,10 +69,19 @@ def filler_units(document: str, unit_texts: Sequence[str]) -> NDArray[np.bool_] 
     return np.fromiter(filler, dtype=bool, count=len(unit_texts))
 
 
-def dialogue_filler(segmentations: Sequence[Any]) -> NDArray[np.bool_] | None:
+def dialogue_filler(
+    segmentations: Sequence[Any], statistics: Sequence[TurnStatistics | None] | None = None
+) -> NDArray[np.bool_] | None:
     """:func:`filler_units` over the units of several documents' segmentations (in order),
-    or None when none of them is a dialogue."""
-    parts = [filler_units(s.document, [u.text for u in s.units]) for s in segmentations]
+    or None when none of them is a dialogue. ``statistics``: each document's
+    :func:`~budgetctx.unitizers._turns.turn_statistics`, when the caller has them."""
+    if statistics is None:
+        parts = [filler_units(s.document, [u.text for u in s.units]) for s in segmentations]
+    else:
+        parts = [
+            _filler(t, [u.text for u in s.units])
+            for s, t in zip(segmentations, statistics, strict=True)
+        ]
     if all(p is None for p in parts):
         return None
     return np.concatenate(

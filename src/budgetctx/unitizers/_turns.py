@@ -19,12 +19,13 @@ import re
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import ClassVar
+from typing import ClassVar, Literal, NamedTuple
 
 from budgetctx._component import Component
 from budgetctx._validation import Constraint, Interval
 from budgetctx.unitizers._base import (
     Segmentation,
+    Unit,
     base_groups,
     units_from_groups,
 )
@@ -32,12 +33,14 @@ from budgetctx.unitizers._segment import Segment, segment_text
 from budgetctx.unitizers._sentence import MAX_WORDS
 
 __all__ = [
+    "TurnLine",
     "TurnStatistics",
     "TurnUnitizer",
     "dialogue_turns",
     "is_backchannel",
     "spoken_words",
     "strip_tags",
+    "turn_lines",
     "turn_statistics",
     "with_speakers",
 ]
@@ -141,15 +144,16 @@ def is_backchannel(body: str) -> bool:
     return len(words) <= 4 and all(w in BACKCHANNEL_WORDS for w in words)
 
 
-def _tag(line: str) -> tuple[str, int] | None:
-    """``(speaker, end of the tag)`` when ``line`` starts with a speaker tag."""
+def _tag(line: str) -> tuple[str, int, str] | None:
+    """``(speaker, end of the tag, speaker as written)`` when ``line`` starts with a speaker
+    tag."""
     m = _TAG.match(line)
     if m is None:
         return None
     name = (m.group("bracket") or m.group("name") or "").strip()
     if not name or name.lower().split()[-1] in _NOT_SPEAKERS:
         return None
-    return name.upper(), m.end()
+    return name.upper(), m.end(), name
 
 
 def strip_tags(text: str) -> str:
@@ -171,6 +175,17 @@ def spoken_words(text: str) -> list[str]:
     return _WORD.findall(_MARKUP.sub(" ", strip_tags(text)))
 
 
+class TurnLine(NamedTuple):
+    """One non-blank line of a dialogue: its span, whether it is a back-channel turn, where
+    its speaker tag ends (-1 without one) and the speaker as written."""
+
+    start: int
+    end: int
+    backchannel: bool
+    tag_end: int
+    speaker: str | None
+
+
 def dialogue_turns(text: str) -> list[tuple[int, int, bool]] | None:
     """The turns of a dialogue as ``(start, end, backchannel)`` character spans, one per
     non-blank line (untagged lines, such as stage directions, are turns of their own), or
@@ -182,7 +197,14 @@ def dialogue_turns(text: str) -> list[tuple[int, int, bool]] | None:
     >>> dialogue_turns("Chest pain. Troponin negative.") is None
     True
     """
-    lines: list[tuple[int, int, tuple[str, int] | None]] = []
+    lines = turn_lines(text)
+    return None if lines is None else [(t.start, t.end, t.backchannel) for t in lines]
+
+
+def turn_lines(text: str) -> list[TurnLine] | None:
+    """:func:`dialogue_turns` with each line's tag (what turn statistics and speakers read),
+    or None when ``text`` is not a dialogue."""
+    lines: list[tuple[int, int, tuple[str, int, str] | None]] = []
     pos = 0
     for raw in text.splitlines(keepends=True):
         body = raw.rstrip("\r\n")
@@ -204,8 +226,11 @@ def dialogue_turns(text: str) -> list[tuple[int, int, bool]] | None:
         return None
     turns = []
     for start, end, tag in lines:
-        back = tag is not None and tag[0] in speakers and is_backchannel(text[start + tag[1] : end])
-        turns.append((start, end, back))
+        if tag is None:
+            turns.append(TurnLine(start, end, False, -1, None))
+            continue
+        back = tag[0] in speakers and is_backchannel(text[start + tag[1] : end])
+        turns.append(TurnLine(start, end, back, tag[1], tag[2]))
     return turns
 
 
@@ -239,19 +264,23 @@ class TurnStatistics:
         return {**asdict(self), "spontaneous": self.spontaneous}
 
 
-def turn_statistics(text: str) -> TurnStatistics | None:
-    """:class:`TurnStatistics` of ``text``, or None when it is not a dialogue."""
-    turns = dialogue_turns(text)
-    if turns is None:
+def turn_statistics(
+    text: str, *, lines: Sequence[TurnLine] | Literal["find"] | None = "find"
+) -> TurnStatistics | None:
+    """:class:`TurnStatistics` of ``text``, or None when it is not a dialogue. ``lines``:
+    :func:`turn_lines` of ``text`` when the caller has them already."""
+    if lines == "find":
+        lines = turn_lines(text)
+    if lines is None:
         return None
     tagged = back = words = hesitations = 0
-    for start, end, is_back in turns:
-        line = text[start:end]
-        if _tag(line) is None:
+    for line in lines:
+        if line.tag_end < 0:
             continue  # a stage direction or a caption, not a turn
         tagged += 1
-        back += is_back
-        spoken = [w.lower() for w in spoken_words(line)]
+        back += line.backchannel
+        body = text[line.start + line.tag_end : line.end].strip()
+        spoken = [w.lower() for w in _WORD.findall(_MARKUP.sub(" ", body))]
         words += len(spoken)
         hesitations += sum(w in HESITATION_WORDS for w in spoken)
     return TurnStatistics(
@@ -261,7 +290,9 @@ def turn_statistics(text: str) -> TurnStatistics | None:
     )
 
 
-def with_speakers(seg: Segmentation) -> Segmentation:
+def with_speakers(
+    seg: Segmentation, *, lines: Sequence[TurnLine] | Literal["find"] | None = "find"
+) -> Segmentation:
     """``seg`` with each unit's ``speaker`` set when the document is a dialogue: the tag, as
     written, of the turn the unit starts in (None for a stage direction). Spans, texts and
     costs are untouched, so a sentence cut from a long turn keeps its speaker in provenance
@@ -274,16 +305,23 @@ def with_speakers(seg: Segmentation) -> Segmentation:
     >>> [(u.text, u.speaker) for u in with_speakers(seg).units][1:4]
     [('Any fever?', 'doctor'), ('[patient] Two days.', 'patient'), ('No fever.', 'patient')]
     """
-    turns = dialogue_turns(seg.document) if seg.units else None
-    if turns is None:
+    if lines == "find":
+        lines = turn_lines(seg.document) if seg.units else None
+    if lines is None or not seg.units:
         return seg
-    starts = [a for a, _, _ in turns]
-    names = []
-    for a, b, _ in turns:
-        m = _TAG.match(seg.document[a:b]) if _tag(seg.document[a:b]) is not None else None
-        names.append(None if m is None else (m.group("bracket") or m.group("name")).strip())
+    starts = [line.start for line in lines]
     units = tuple(
-        replace(u, speaker=names[max(bisect_right(starts, u.spans[0][0]) - 1, 0)]) if u.spans else u
+        Unit(
+            u.id,
+            u.segments,
+            u.spans,
+            u.text,
+            u.kind,
+            u.section,
+            lines[max(bisect_right(starts, u.spans[0][0]) - 1, 0)].speaker,
+        )
+        if u.spans
+        else u
         for u in seg.units
     )
     return replace(seg, units=units)
