@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from budgetctx.context import DocumentStats
+from budgetctx._core.results import DocumentStats
 
 if TYPE_CHECKING:
     from budgetctx.unitizers._turns import TurnStatistics

@@ -40,8 +40,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from budgetctx._core.validation import Constraint, Interval, OneOf, validate
 from budgetctx._errors import MissingExtraError, TokenizerError
-from budgetctx._validation import Constraint, Interval, OneOf, validate
 
 __all__ = [
     "ESTIMATE_FACTORS",

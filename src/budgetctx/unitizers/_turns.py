@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import ClassVar, Literal, NamedTuple
 
-from budgetctx._component import Component
-from budgetctx._validation import Constraint, Interval
+from budgetctx._core.component import Component
+from budgetctx._core.validation import Constraint, Interval
 from budgetctx.unitizers._base import (
     Segmentation,
     Unit,
