@@ -237,14 +237,19 @@ def markdown(
             cells.append("-" if est is None else f"{est[0]:.3f}")
         lines.append("| " + " | ".join(cells) + " |")
     rivals = [*candidates, *peers]
+    # The goal counts Lead, each selector at its defaults and the peers; option
+    # variants ("mmr:cost_exponent=0") are candidates to route to, not rivals of it.
+    defaults = [c for c in rivals if ":" not in c]
     lines.append("")
-    for name in routers:
+    for name in [*routers, *(c for c in candidates if c not in routers)]:
         hits = sum(goal(r, name, rivals) for r in rows)
+        goal_hits = sum(goal(r, name, defaults) for r in rows)
         mean = np.mean([r.systems[name][0] for r in rows])
         best = np.mean([max(r.systems[c][0] for c in rivals if c in r.systems) for r in rows])
         lines.append(
             f"- {name}: within 0.005 of the best fixed selector or peer in {hits} of "
-            f"{len(rows)} cells; mean {mean:.4f} vs the per-cell best rival {best:.4f}"
+            f"{len(rows)} cells ({goal_hits} counting selectors at their defaults, Lead and "
+            f"the peers only); mean {mean:.4f} vs the per-cell best rival {best:.4f}"
         )
     return "\n".join(lines) + "\n"
 
