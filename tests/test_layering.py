@@ -24,7 +24,7 @@ COMPONENTS = ("router", "selectors", "objectives", "representations", "unitizers
 FRONT = ("cli", "serve", "integrations", "eval", "generate")
 ROOMS: dict[str, tuple[str, ...]] = {
     "_core": ("profiles", *COMPONENTS, "build", "chat", "batch", *FRONT),
-    **{c: ("build", "chat", "batch", *FRONT) for c in COMPONENTS},
+    **dict.fromkeys(COMPONENTS, ("build", "chat", "batch", *FRONT)),
     "profiles": (*COMPONENTS, "build", "chat", "batch", *FRONT),
     "build": ("chat", "batch", *FRONT),
     "chat": ("batch", *FRONT),

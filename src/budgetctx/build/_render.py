@@ -16,8 +16,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx.build._documents import DocumentLayout
 from budgetctx._core.results import SelectedUnit
+from budgetctx.build._documents import DocumentLayout
 from budgetctx.selectors import Selection, SelectionProblem
 from budgetctx.tokenizers import Tokenizer
 from budgetctx.unitizers import Segmentation
@@ -231,6 +231,7 @@ def selected_units(
                 truncated=uid == truncated,
                 unit_spans=unit_spans,
                 pinned=uid in pinned,
+                speaker=unit.speaker,
                 **where,
             )
         )
