@@ -99,6 +99,13 @@ def units_from_groups(
     """Build units (ids in order) from groups of segment indices."""
     units = []
     for uid, group in enumerate(groups):
+        if len(group) == 1:  # most units: one sentence, built without the generic joins
+            s = segments[group[0]]
+            section = sections[uid] if sections is not None else None
+            units.append(
+                Unit(uid, (group[0],), ((s.start, s.end),), s.text, kind or s.kind, section)
+            )
+            continue
         idx = tuple(sorted(group))
         segs = [segments[i] for i in idx]
         units.append(
