@@ -269,6 +269,13 @@ def fit_messages_cmd(
     selector: Annotated[
         str, typer.Option(help="Selector name or spec (mmr:lambda_=0.5), or auto.")
     ] = DEFAULT_SELECTOR,
+    history: Annotated[
+        str,
+        typer.Option(help="auto: drop the oldest whole turns first when needed; keep: drop none."),
+    ] = "auto",
+    keep_turns: Annotated[
+        int, typer.Option(help="Last turns never dropped by --history auto (>= 1).")
+    ] = 1,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the full result with provenance.")
     ] = False,
@@ -294,7 +301,14 @@ def fit_messages_cmd(
     if model is None and tokenizer is None and body is not None:
         model = body.get("model")
     fit = fit_messages(
-        messages, budget, model=model, tokenizer=tokenizer, reserve=reserve, selector=selector
+        messages,
+        budget,
+        model=model,
+        tokenizer=tokenizer,
+        reserve=reserve,
+        selector=selector,
+        history=history,  # type: ignore[arg-type]  # fit_messages checks and names the value
+        keep_turns=keep_turns,
     )
     if as_json:
         typer.echo(json.dumps(fit.to_dict(), ensure_ascii=False, indent=2))
@@ -304,7 +318,8 @@ def fit_messages_cmd(
     typer.echo(
         f"budgetctx: {fit.prompt_tokens}/{fit.available} prompt tokens "
         f"({fit.tokenizer}), was {fit.prompt_tokens_before}; condensed messages "
-        f"{[p.index for p in fit.compressed]}",
+        f"{[p.index for p in fit.compressed]}"
+        + (f"; dropped messages {list(fit.dropped)}" if fit.dropped else ""),
         err=True,
     )
 
@@ -746,7 +761,17 @@ def serve(
         str | None, typer.Option(help="Upstream base URL for /v1/chat/completions.")
     ] = None,
     provenance_size: Annotated[
-        int | None, typer.Option(help="Provenance records held in memory; 0 keeps none.")
+        int | None, typer.Option(help="Provenance records kept; 0 keeps none.")
+    ] = None,
+    provenance_store: Annotated[
+        str | None,
+        typer.Option(
+            help="sqlite (default: a 0600 file that survives restarts, no text) or memory."
+        ),
+    ] = None,
+    provenance_path: Annotated[
+        str | None,
+        typer.Option(help="The SQLite provenance file (default: the user's state folder)."),
     ] = None,
     selection_processes: Annotated[
         int | None,
@@ -767,6 +792,8 @@ def serve(
         base_url=upstream,
         provenance_size=provenance_size,
         selection_processes=selection_processes,
+        provenance_store=provenance_store,
+        provenance_path=provenance_path,
     )
     run(settings, host=host, port=port)
 

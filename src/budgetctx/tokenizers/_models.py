@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 
 from budgetctx._errors import MissingExtraError, TokenizerError
 from budgetctx._validation import Constraint, Interval, OneOf, validate
+from budgetctx.tokenizers._tekken import TEKKEN_MODELS
 
 __all__ = [
     "ESTIMATE_FACTORS",
@@ -87,6 +88,8 @@ _PREFIXES: dict[str, str] = {
     ),
     **dict.fromkeys(("llama-3", "llama3", "meta-llama-3"), "llama3"),
     **dict.fromkeys(("qwen2", "qwen2.5", "qwen3"), "qwen3"),
+    # the models mistral-common maps to Tekken (budgetctx.tokenizers._tekken)
+    **dict.fromkeys(TEKKEN_MODELS, "tekken"),
     "claude": "claude",
     "gemini": "gemini",
 }
