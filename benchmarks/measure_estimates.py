@@ -107,6 +107,7 @@ def main() -> None:
 
         counters["Mistral Tekken"] = TekkenTokenizer(args.tekken).count
     texts = corpus(args.data, args.per_genre)
+    estimates = {"Claude 2 (Anthropic's tokenizer.json)": get_tokenizer("claude")}
     for name, count in counters.items():
         print(f"\n{name} / o200k_base, per text (n texts, median, p95, max)")
         worst: list[float] = []
@@ -121,6 +122,16 @@ def main() -> None:
         total_v = sum(count(t) for items in texts.values() for t in items)
         total_b = sum(base.count(t) for items in texts.values() for t in items)
         print(f"  overall ratio of sums {total_v / total_b:.3f}; worst text {max(worst):.3f}")
+        estimate = estimates.get(name)
+        if estimate is None:
+            continue
+        print(f"\n{estimate.name!r} estimate / {name}, per text (min, median): the margin")
+        margins = []
+        for genre, items in texts.items():
+            ratios = sorted(estimate.count(t) / max(1, count(t)) for t in items if t.strip())
+            margins.append(ratios[0])
+            print(f"  {genre:26s} {ratios[0]:.3f}  {statistics.median(ratios):.3f}")
+        print(f"  smallest margin {min(margins):.3f} (below 1: the estimate undercounted)")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from budgetctx import count_message_tokens, fit_messages
+from budgetctx import InputError, count_message_tokens, fit_messages
 from budgetctx._stable import StableFitter
-from tests._agent_chat import agent_transcript
+from budgetctx.tokenizers import get_tokenizer
+from tests._agent_chat import TOOLS, agent_transcript
 
 
 def _requests(turns: int) -> list[list[dict[str, Any]]]:
@@ -73,3 +74,26 @@ def test_a_changed_history_is_fitted_again() -> None:
 def test_bad_settings() -> None:
     with pytest.raises(ValueError, match="headroom"):
         StableFitter(100, headroom=1.0)
+
+
+def test_tools_are_a_fixed_prefix_off_the_budget() -> None:
+    fitter = StableFitter(900, headroom=0.3, tools=TOOLS)
+    tools_tokens = get_tokenizer("o200k_base").count(json.dumps(TOOLS, ensure_ascii=False))
+    assert fitter.tools_tokens == tools_tokens > 100
+    assert StableFitter(900, tools=json.dumps(TOOLS)).tools_tokens == tools_tokens
+    prompts = []
+    for req in _requests(20):
+        fit = fitter.fit(req)
+        out = list(fit.messages)
+        assert count_message_tokens(out) + tools_tokens <= 900
+        prompts.append(out)
+    reused = sum(_prefix(a, b) == len(a) for a, b in itertools.pairwise(prompts))
+    assert reused >= 10
+    # the refit every turn that the proxy did with tools keeps far less as a prefix
+    refit = [list(fit_messages(r, 900 - tools_tokens).messages) for r in _requests(20)]
+    assert reused > sum(_prefix(a, b) == len(a) for a, b in itertools.pairwise(refit)) + 5
+
+
+def test_tools_larger_than_the_budget_are_refused() -> None:
+    with pytest.raises(InputError, match=r"tool definitions alone need \d+ tokens"):
+        StableFitter(50, tools=TOOLS)

@@ -40,12 +40,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+import regex
+
 from budgetctx._errors import MissingExtraError, TokenizerError
 from budgetctx._validation import Constraint, Interval, OneOf, validate
 from budgetctx.tokenizers._tekken import TEKKEN_MODELS
 
 __all__ = [
     "ESTIMATE_FACTORS",
+    "OTHER_SCRIPT_FACTORS",
     "EstimatedTokenizer",
     "QuicktokTokenizer",
     "is_exact",
@@ -97,6 +100,9 @@ _PREFIXES: dict[str, str] = {
 _NOT_QWEN3 = ("qwen3.5", "qwen3.6", "qwen3-5", "qwen3-6")
 #: The safety factor of each estimated family over the o200k_base count.
 ESTIMATE_FACTORS: Mapping[str, float] = {"claude": 1.6, "gemini": 1.3}
+#: The factor for letters of scripts other than Latin, where it differs (measured: see the
+#: module's notes).
+OTHER_SCRIPT_FACTORS: Mapping[str, float] = {"claude": 3.5}
 
 
 def model_tokenizer_name(model: str) -> str | None:
@@ -180,48 +186,91 @@ class EstimatedTokenizer:
     ``ceil(factor * count(text))`` with an exact base encoding. Not exact (``exact`` is
     False): the factor is a safety margin, see this module's table.
 
+    ``other_factor`` (Claude: 3.5) is the factor for letters outside ASCII (Cyrillic, Greek,
+    Arabic, Hebrew, Devanagari, Thai, CJK, accented Latin ...), which Anthropic's published
+    tokenizer splits into up to 3.1 times as many tokens as o200k_base does: the estimate is
+    ``ceil(max(factor * count(text), factor * count(latin) + other_factor * count(other)))``,
+    never below the plain one. ``None``: the family's measured default (``factor`` for all
+    text when ``factor`` is given).
+
     >>> tok = EstimatedTokenizer("claude")
-    >>> tok.count("Aspirin 81 mg p.o. daily."), tok.exact
-    (18, False)
+    >>> tok.count("Aspirin 81 mg p.o. daily."), tok.count("Аспирин 81 мг"), tok.exact
+    (18, 21, False)
     """
 
     exact = False
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "factor": Interval(float, 1, None, fix="a factor below 1 is no upper bound; e.g. 1.6."),
+        "other_factor": Interval(
+            float, 1, None, fix="a factor below 1 is no upper bound; e.g. 3.5."
+        ),
     }
 
-    def __init__(self, family: str, *, factor: float | None = None, base: str = "o200k_base"):
+    def __init__(
+        self,
+        family: str,
+        *,
+        factor: float | None = None,
+        other_factor: float | None = None,
+        base: str = "o200k_base",
+    ):
         from budgetctx.tokenizers._tiktoken import TiktokenTokenizer
 
         chosen = ESTIMATE_FACTORS.get(family, 1.6) if factor is None else factor
-        validate(type(self).__name__, self._constraints, {"factor": chosen})
+        if other_factor is None:
+            other_factor = OTHER_SCRIPT_FACTORS.get(family, chosen) if factor is None else chosen
+        validate(
+            type(self).__name__,
+            self._constraints,
+            {"factor": chosen, "other_factor": other_factor},
+        )
         self._family = family
         self.factor = float(chosen)
+        self.other_factor = max(float(other_factor), self.factor)
         self._base = TiktokenTokenizer(base)
 
     @property
     def name(self) -> str:
         # A name get_tokenizer can load again (a Context records it): the family alone for
-        # the registered estimate, else "family~basexfactor".
-        if self.factor == ESTIMATE_FACTORS.get(self._family) and self._base.name == "o200k_base":
+        # the registered estimate, else "family~basexfactor" (+other_factor when it differs).
+        default = (
+            self.factor == ESTIMATE_FACTORS.get(self._family)
+            and self.other_factor == OTHER_SCRIPT_FACTORS.get(self._family, self.factor)
+            and self._base.name == "o200k_base"
+        )
+        if default:
             return self._family
-        return f"{self._family}~{self._base.name}x{self.factor:g}"
+        other = "" if self.other_factor == self.factor else f"+{self.other_factor:g}"
+        return f"{self._family}~{self._base.name}x{self.factor:g}{other}"
 
     def __repr__(self) -> str:
-        return f"EstimatedTokenizer({self._family!r}, factor={self.factor:g})"
+        other = "" if self.other_factor == self.factor else f", other_factor={self.other_factor:g}"
+        return f"EstimatedTokenizer({self._family!r}, factor={self.factor:g}{other})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_estimate, (self._family, self.factor, self._base.name))
+        return (_rebuild_estimate, (self._family, self.factor, self._base.name, self.other_factor))
 
-    def _scale(self, n: int) -> int:
+    @staticmethod
+    def _ceil(x: float) -> int:
         # round first: 1.6 * 5 is 8.000000000000002 in floating point, and ceil would add one
-        return math.ceil(round(self.factor * n, 9))
+        return math.ceil(round(x, 9))
+
+    def _estimate(self, text: str, n: int) -> int:
+        plain = self._ceil(self.factor * n)
+        if self.other_factor == self.factor or not _OTHER_SCRIPT.search(text):
+            return plain
+        other = " ".join(_OTHER_SCRIPT.findall(text))
+        latin = _OTHER_SCRIPT.sub(" ", text)
+        split = self.factor * self._base.count(latin) + self.other_factor * self._base.count(other)
+        return max(plain, self._ceil(split))
 
     def count(self, text: str) -> int:
-        return self._scale(self._base.count(text))
+        return self._estimate(text, self._base.count(text))
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
-        return [self._scale(n) for n in self._base.count_batch(texts)]
+        return [
+            self._estimate(t, n) for t, n in zip(texts, self._base.count_batch(texts), strict=True)
+        ]
 
     def truncate(self, text: str, max_tokens: int) -> str:
         if self.count(text) <= max_tokens:
@@ -231,11 +280,19 @@ class EstimatedTokenizer:
             prefix = self._base.truncate(text, base)
             if self.count(prefix) <= max_tokens:
                 return prefix
-            base -= 1
+            # a prefix in another script needs fewer base tokens: shrink by the overshoot
+            over = self.count(prefix) - max_tokens
+            base -= max(1, math.floor(over / self.other_factor))
         return ""
 
 
-_ESTIMATE_SPEC = re.compile(r"(\w+)~(\w+)x([0-9]+(?:\.[0-9]+)?)")
+#: Letters other than ASCII's (other scripts, and accented Latin: Vietnamese is 1.73x in
+#: Claude 2's tokenizer), and combining marks; digits, punctuation, spaces and symbols
+#: (Unicode's Common script) go with the ASCII text.
+_OTHER_SCRIPT = regex.compile(r"[^\x00-\x7f\p{Common}]+")
+
+
+_ESTIMATE_SPEC = re.compile(r"(\w+)~(\w+)x([0-9]+(?:\.[0-9]+)?)(?:\+([0-9]+(?:\.[0-9]+)?))?")
 
 
 def parse_estimate_spec(spec: str) -> EstimatedTokenizer | None:
@@ -248,8 +305,11 @@ def parse_estimate_spec(spec: str) -> EstimatedTokenizer | None:
     m = _ESTIMATE_SPEC.fullmatch(spec)
     if m is None:
         return None
-    return EstimatedTokenizer(m[1], factor=float(m[3]), base=m[2])
+    other = None if m[4] is None else float(m[4])
+    return EstimatedTokenizer(m[1], factor=float(m[3]), other_factor=other, base=m[2])
 
 
-def _rebuild_estimate(family: str, factor: float, base: str) -> EstimatedTokenizer:
-    return EstimatedTokenizer(family, factor=factor, base=base)
+def _rebuild_estimate(
+    family: str, factor: float, base: str, other_factor: float | None = None
+) -> EstimatedTokenizer:
+    return EstimatedTokenizer(family, factor=factor, other_factor=other_factor, base=base)

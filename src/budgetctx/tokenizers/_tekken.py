@@ -28,15 +28,17 @@ import hashlib
 import json
 import lzma
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
+from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import regex
 import tiktoken
 
 from budgetctx._errors import TokenizerError
+from budgetctx._validation import Constraint, NoneOr, Predicate, validate
 from budgetctx.tokenizers._native import is_native_failure, native_failure
 
 __all__ = ["TEKKEN_MODELS", "TekkenTokenizer"]
@@ -101,6 +103,10 @@ def _encoding(path: str | None) -> tuple[tiktoken.Encoding, regex.Pattern[str], 
     return enc, regex.compile(pattern), special
 
 
+def _is_file(value: Any) -> bool:
+    return isinstance(value, str | PathLike) and bool(str(value)) and Path(value).is_file()
+
+
 # As for tiktoken's encodings (budgetctx.tokenizers._tiktoken): a whitespace run this long
 # overflows the Rust regex's backtracking stack, so such a text is split by ``regex`` first.
 _LONG_WHITESPACE = 65_536
@@ -118,8 +124,16 @@ class TekkenTokenizer:
     """
 
     exact = True
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "path": NoneOr(
+            Predicate(_is_file, "the path of an existing file"),
+            fix="pass the path of a local Mistral tekken.json (nothing is downloaded), or None "
+            "for the bundled vocabulary.",
+        ),
+    }
 
-    def __init__(self, path: str | None = None) -> None:
+    def __init__(self, path: str | PathLike[str] | None = None) -> None:
+        validate(type(self).__name__, self._constraints, {"path": path})
         self._path = None if path is None else str(Path(path).expanduser())
         self._enc, self._pieces, self._special = _encoding(self._path)
 
