@@ -3,7 +3,7 @@ turn's prompt stays a cacheable prefix of the turn before, re-fitting every turn
 (``fit_messages``) against reusing the last fit (``StableFitter``), without and with
 ``tools=`` definitions (which the proxy refitted every turn before).
 
-The transcript (tests/_agent_chat.py) has, per turn, a user question, an assistant tool call,
+The transcript (tests/chat/_agent_chat.py) has, per turn, a user question, an assistant tool call,
 a JSON tool result and the assistant's answer. Run::
 
     PYTHONPATH=src:. python benchmarks/bench_messages.py [--turns 60] [--budgets 1500 3000]
@@ -28,10 +28,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests._agent_chat import TOOLS, agent_transcript
+from tests.chat._agent_chat import TOOLS, agent_transcript
 
 from budgetctx import count_message_tokens, fit_messages
-from budgetctx._stable import StableFitter
+from budgetctx.chat._stable import StableFitter
 
 
 def _prefix_tokens(prev: list[dict[str, Any]], cur: list[dict[str, Any]]) -> int:

@@ -66,7 +66,7 @@ def corpus(data: Path, per_genre: int, seed: int = 0) -> dict[str, list[str]]:
             out[f"L-Eval {task}"] = _jsonl(path, "input")
     out["Python code"] = [p.read_text(encoding="utf-8") for p in (REPO / "src").rglob("*.py")]
     out["Markdown docs"] = [p.read_text(encoding="utf-8") for p in (REPO / "docs").rglob("*.md")]
-    from tests._agent_chat import agent_transcript
+    from tests.chat._agent_chat import agent_transcript
 
     tools = [m["content"] for m in agent_transcript(60, rows=3) if m["role"] == "tool"]
     out["JSON tool results"] = tools

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-import budgetctx.pipeline as pipeline
+import budgetctx.build._pipeline as pipeline
 from budgetctx import build_context
-from budgetctx.context import DocumentStats, RouteDecision
+from budgetctx._core.results import DocumentStats, RouteDecision
 from budgetctx.eval.datasets import list_datasets
 from budgetctx.router import default_router
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from budgetctx._core.results import DocumentStats
 from budgetctx._errors import InvalidParameterError
-from budgetctx.context import DocumentStats
 from budgetctx.eval._calibrate import (
     Instance,
     calibrate_budget_router,

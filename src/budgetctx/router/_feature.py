@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from budgetctx._core.results import DocumentStats, RouteDecision
 from budgetctx._errors import InvalidParameterError
-from budgetctx.context import DocumentStats, RouteDecision
 from budgetctx.router._budget import BudgetRouter, _name
 from budgetctx.router._stats import STAT_NAMES
 from budgetctx.router._tree import TreeModel

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from budgetctx.context import DocumentStats
+from budgetctx._core.results import DocumentStats
 
 __all__ = ["STAT_NAMES", "DocumentStats", "document_stats"]
 

@@ -20,8 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from budgetctx._errors import InvalidParameterError
-from budgetctx._validation import (
+from budgetctx._core.validation import (
     Boolean,
     Constraint,
     InstanceOf,
@@ -32,6 +31,7 @@ from budgetctx._validation import (
     short_repr,
     validate_fields,
 )
+from budgetctx._errors import InvalidParameterError
 from budgetctx.selectors import list_selectors, parse_selector_spec
 from budgetctx.serve._security import SecurityConfig
 

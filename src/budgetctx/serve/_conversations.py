@@ -1,5 +1,5 @@
 """Cache-stable condensing in the proxy: the last fit of each conversation, reused byte for
-byte as the next request's prefix while it fits (:class:`budgetctx._stable.StableFitter`).
+byte as the next request's prefix while it fits (:class:`budgetctx.chat._stable.StableFitter`).
 
 A conversation is recognised by its opening (model, budget, and its first two messages): the
 next request of the same conversation starts with the same messages and adds some. The cache
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from budgetctx import FittedMessages, InputError, count_message_tokens
-from budgetctx._stable import StableFitter
+from budgetctx.chat._stable import StableFitter
 from budgetctx.serve._jobs import fit_job, load_tokenizer
 
 __all__ = ["ConversationCache", "stable_fit_job"]

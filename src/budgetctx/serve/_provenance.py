@@ -18,7 +18,7 @@ import uuid
 from collections import OrderedDict
 from typing import Any
 
-from budgetctx._validation import Interval, check
+from budgetctx._core.validation import Interval, check
 
 __all__ = ["ProvenanceStore"]
 

@@ -35,8 +35,8 @@ from typing import Any, ClassVar
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from budgetctx._core.validation import Constraint, NoneOr, Predicate, short_repr, validate_fields
 from budgetctx._errors import InvalidParameterError
-from budgetctx._validation import Constraint, NoneOr, Predicate, short_repr, validate_fields
 
 __all__ = ["PRINCIPAL", "Guard", "Policy", "ProvenanceOwners", "SecurityConfig"]
 
@@ -199,7 +199,7 @@ class Policy:
 def _viewer_csp() -> str:
     page = resources.files("budgetctx.serve").joinpath("static", "viewer.html")
     text = page.read_text(encoding="utf-8")
-    from budgetctx._html import _csp_hash
+    from budgetctx.build._html import _csp_hash
 
     scripts = re.findall(r"<script[^>]*>(.*?)</script>", text, flags=re.S)
     hashes = " ".join(_csp_hash(s) for s in scripts)

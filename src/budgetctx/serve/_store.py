@@ -38,7 +38,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from budgetctx._validation import Boolean, Interval, check
+from budgetctx._core.validation import Boolean, Interval, check
 
 __all__ = ["TEXT_KEYS", "SqliteProvenanceStore", "default_provenance_path", "strip_text"]
 

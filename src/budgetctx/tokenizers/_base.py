@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from budgetctx._core.registry import Registry
 from budgetctx._errors import UnknownComponentError
-from budgetctx._registry import Registry
 
 __all__ = ["Tokenizer", "get_tokenizer", "list_tokenizers", "register_tokenizer"]
 

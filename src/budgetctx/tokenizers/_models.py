@@ -42,8 +42,8 @@ from typing import Any, ClassVar
 
 import regex
 
+from budgetctx._core.validation import Constraint, Interval, OneOf, validate
 from budgetctx._errors import MissingExtraError, TokenizerError
-from budgetctx._validation import Constraint, Interval, OneOf, validate
 from budgetctx.tokenizers._tekken import TEKKEN_MODELS
 
 __all__ = [

@@ -37,8 +37,8 @@ from typing import Any, ClassVar
 import regex
 import tiktoken
 
+from budgetctx._core.validation import Constraint, NoneOr, Predicate, validate
 from budgetctx._errors import TokenizerError
-from budgetctx._validation import Constraint, NoneOr, Predicate, validate
 from budgetctx.tokenizers._native import is_native_failure, native_failure
 
 __all__ = ["TEKKEN_MODELS", "TekkenTokenizer"]

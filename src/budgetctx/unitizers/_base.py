@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from budgetctx._registry import Registry
+from budgetctx._core.registry import Registry
 from budgetctx.unitizers._segment import Segment
 
 __all__ = [
