@@ -145,3 +145,11 @@ def test_a_record_stays_its_owners_after_a_restart(tmp_path: Path, monkeypatch: 
         assert client.get(f"/v1/provenance/{pid}", headers=two).status_code == 404
         assert client.delete(f"/v1/provenance/{pid}", headers=two).status_code == 404
         assert client.get(f"/v1/provenance/{pid}", headers=one).status_code == 200
+
+
+def test_an_unwritable_path_fails_at_start_with_the_fix(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"cannot be opened.*--provenance-store memory") as info:
+        create_app(ServeConfig(provenance_path=str(blocker / "p.sqlite3")))
+    assert getattr(info.value, "parameter", None) == "provenance_path"

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from budgetctx._core.validation import Boolean, Interval, check
+from budgetctx._errors import InvalidParameterError
 
 __all__ = ["TEXT_KEYS", "SqliteProvenanceStore", "default_provenance_path", "strip_text"]
 
@@ -84,22 +85,36 @@ class SqliteProvenanceStore:
         self.size: int = check(owner, "max_records", max_records, Interval(int, 1, None))
         self.keep_text = check(owner, "keep_text", keep_text, Boolean())
         self.path = Path(path).expanduser()
+        self._lock = threading.Lock()
+        try:
+            self._db = self._open()
+        except (OSError, sqlite3.Error) as exc:
+            # At start, not on the first request: the message names the file, never a record.
+            raise InvalidParameterError(
+                f"The provenance store {str(self.path)!r} cannot be opened "
+                f"({type(exc).__name__}: {exc}); set provenance_path (--provenance-path) to a "
+                "writable file, or provenance_store = 'memory' (--provenance-store memory).",
+                parameter="provenance_path",
+                value=str(self.path),
+            ) from exc
+
+    def _open(self) -> sqlite3.Connection:
         # A folder made here is the owner's alone (the records' ids are the only secret).
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         # Create the file 0600 before SQLite opens it, so it is never readable by others.
         fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
         os.close(fd)
         self.path.chmod(0o600)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
+        db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(
             "CREATE TABLE IF NOT EXISTS provenance "
             "(id TEXT PRIMARY KEY, created REAL NOT NULL, record TEXT NOT NULL, owner TEXT)"
         )
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(provenance)")}
+        columns = {row[1] for row in db.execute("PRAGMA table_info(provenance)")}
         if "owner" not in columns:  # a file written before owners were kept
-            self._db.execute("ALTER TABLE provenance ADD COLUMN owner TEXT")
+            db.execute("ALTER TABLE provenance ADD COLUMN owner TEXT")
+        return db
         self._db.execute("CREATE INDEX IF NOT EXISTS provenance_created ON provenance(created)")
 
     @property
