@@ -9,8 +9,8 @@ import pytest
 
 import budgetctx
 from budgetctx import BuildOptions, InvalidParameterError, build_context, fit_messages, prepare
-from budgetctx.build._options import RULES, check_budget, check_reserve
 from budgetctx.batch import ContextBuilder
+from budgetctx.build._options import RULES, check_budget, check_reserve
 from budgetctx.selectors import get_selector, parse_option_value
 
 NOTE = (

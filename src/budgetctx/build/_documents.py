@@ -20,8 +20,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast, overload
 
-from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx._core.validation import short_repr
+from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx.unitizers import Segment, Segmentation, Unit
 
 __all__ = ["Document", "DocumentLayout", "combine", "normalise_documents"]

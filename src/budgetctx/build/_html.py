@@ -18,9 +18,9 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from budgetctx.build._documents import Document, normalise_documents
-from budgetctx._errors import InputError
 from budgetctx._core.results import Context
+from budgetctx._errors import InputError
+from budgetctx.build._documents import Document, normalise_documents
 
 __all__ = ["render_html", "viewer_html"]
 

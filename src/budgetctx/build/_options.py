@@ -27,9 +27,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field, fields
 from typing import Any, Literal
 
-from budgetctx.build._documents import check_header_template
-from budgetctx._errors import InvalidParameterError
-from budgetctx.build._pins import Pin
 from budgetctx._core.validation import (
     Boolean,
     Constraint,
@@ -41,6 +38,9 @@ from budgetctx._core.validation import (
     Predicate,
     check,
 )
+from budgetctx._errors import InvalidParameterError
+from budgetctx.build._documents import check_header_template
+from budgetctx.build._pins import Pin
 from budgetctx.profiles import ClinicalProfile
 from budgetctx.representations import DENSE_LIMIT, Representation
 from budgetctx.router import Router

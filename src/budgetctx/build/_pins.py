@@ -18,8 +18,8 @@ from typing import Any, Union
 
 import regex
 
-from budgetctx._errors import BudgetCtxWarning, InputError, InvalidParameterError
 from budgetctx._core.validation import short_repr
+from budgetctx._errors import BudgetCtxWarning, InputError, InvalidParameterError
 from budgetctx.unitizers import Segmentation, Unit
 from budgetctx.unitizers._segment import _normalise_heading
 from budgetctx.unitizers._sentence import section_labels

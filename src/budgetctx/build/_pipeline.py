@@ -16,13 +16,15 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from budgetctx._core.results import Context, DocumentStats, DocumentSummary, RouteDecision
+from budgetctx._core.validation import Boolean, check, short_repr
+from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx.build._documents import (
     Document,
     DocumentLayout,
     combine,
     normalise_documents,
 )
-from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx.build._options import (
     DEFAULT_SELECTOR,
     BuildOptions,
@@ -33,8 +35,6 @@ from budgetctx.build._options import RULES as _CONSTRAINTS  # noqa: F401  # the 
 from budgetctx.build._pins import Pin, pinned_units, unit_sections
 from budgetctx.build._prepare import blas_threads, count_segmentations
 from budgetctx.build._render import Piece, fit_budget, render, selected_units
-from budgetctx._core.validation import Boolean, check, short_repr
-from budgetctx._core.results import Context, DocumentStats, DocumentSummary, RouteDecision
 from budgetctx.profiles import ClinicalProfile, get_profile
 from budgetctx.representations import (
     DENSE_LIMIT,

@@ -16,8 +16,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx.build._documents import DocumentLayout
 from budgetctx._core.results import SelectedUnit
+from budgetctx.build._documents import DocumentLayout
 from budgetctx.selectors import Selection, SelectionProblem
 from budgetctx.tokenizers import Tokenizer
 from budgetctx.unitizers import Segmentation

@@ -35,8 +35,9 @@ models. They are upper bounds with a safety margin over o200k_base:
   tokenizer counts at most 1.29x o200k_base on 626 English texts (clinical notes, medical
   prose, transcripts, code, JSON, Markdown), at most 1.41x on Latin-script languages but
   Vietnamese (1.73x), and up to 3.08x on other scripts (Thai 3.08, Hindi 3.04, Arabic 2.98,
-  Greek 2.28, Russian 1.97, Chinese 1.68; CLDR name lists from babel, 15 languages). Hence 1.6x for ASCII text and 3.5x for letters outside ASCII: the estimate was at
-  least 1.24x that tokenizer's count on every English text and 1.12x on every other one.
+  Greek 2.28, Russian 1.97, Chinese 1.68; CLDR name lists from babel, 15 languages).
+  Hence 1.6x for ASCII text and 3.5x for letters outside ASCII: the estimate was at least
+  1.24x that tokenizer's count on every English text and 1.12x on every other one.
   Claude 3+'s own tokenizer may differ by more than these margins.
 - **Gemini** shares Gemma's SentencePiece vocabulary, which no installable package ships
   offline (the ``gemma`` package fetches it at run time): its 1.3x is not measured.
