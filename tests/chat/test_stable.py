@@ -8,6 +8,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from budgetctx import InputError, count_message_tokens, fit_messages
 from budgetctx.chat import StableFitter
@@ -97,3 +99,28 @@ def test_tools_are_a_fixed_prefix_off_the_budget() -> None:
 def test_tools_larger_than_the_budget_are_refused() -> None:
     with pytest.raises(InputError, match=r"tool definitions alone need \d+ tokens"):
         StableFitter(50, tools=TOOLS)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.integers(0, 10_000),
+    st.integers(1, 4),
+    st.integers(500, 2500),
+    st.booleans(),
+    st.floats(0.0, 0.5),
+)
+def test_every_turn_fits_with_or_without_tools(
+    seed: int, rows: int, budget: int, tools: bool, headroom: float
+) -> None:
+    full = agent_transcript(12, seed=seed, rows=rows)
+    requests = [full[: i + 1] for i, m in enumerate(full) if m["role"] == "user"]
+    fitter = StableFitter(budget, headroom=headroom, tools=TOOLS if tools else None)
+    previous: list[dict[str, Any]] | None = None
+    for req in requests:
+        fit = fitter.fit(req)
+        out = list(fit.messages)
+        assert count_message_tokens(out) + fitter.tools_tokens <= budget
+        assert out[-1] == req[-1]
+        if previous is not None and fit.notes and fit.notes[0].startswith("stable prefix"):
+            assert out[: len(previous)] == previous
+        previous = out
