@@ -326,3 +326,10 @@ def test_the_proxy_resolves_family_model_names_but_never_paths() -> None:
     with pytest.raises(ApiError) as info:
         resolver.model("/models/tokenizer.json")
     assert info.value.status == 400
+    assert resolver.model("open-mistral-nemo-2407").tokenizer == "tekken"
+    for spec in ("tekken:serve.toml", "tekken:/etc/budgetctx/serve.toml", "hf:tokenizer"):
+        with pytest.raises(ApiError) as info:
+            resolver.tokenizer(spec)
+        assert info.value.status == 422 and "not a file" in str(info.value)
+        with pytest.raises(ApiError):
+            resolver.model(spec)
