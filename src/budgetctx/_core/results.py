@@ -19,24 +19,38 @@ class DocumentStats:
 
     ``phi``: share of total relevance in the units that fit the budget from the start
     (front-loading); ``rho``: mean similarity of adjacent units (redundancy); ``length``:
-    document tokens; ``budget_ratio``: budget / length.
+    document tokens; ``budget_ratio``: budget / length. For a dialogue, how it is spoken
+    (:class:`budgetctx.unitizers._turns.TurnStatistics`; all 0 for prose): ``backchannel_share``,
+    ``hesitation_rate`` and ``mean_turn_words``.
 
     >>> DocumentStats(phi=0.5, rho=0.1, length=3000, budget_ratio=0.2).vector(600)
-    [600.0, 3000.0, 0.2, 0.5, 0.1]
+    [600.0, 3000.0, 0.2, 0.5, 0.1, 0.0, 0.0, 0.0]
     """
 
     phi: float
     rho: float
     length: int
     budget_ratio: float
+    backchannel_share: float = 0.0
+    hesitation_rate: float = 0.0
+    mean_turn_words: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def vector(self, budget: int) -> list[float]:
         """Statistics in the order routers read them (``budgetctx.router.STAT_NAMES``):
-        budget, length, ratio, phi, rho."""
-        return [float(budget), float(self.length), self.budget_ratio, self.phi, self.rho]
+        budget, length, ratio, phi, rho, then the dialogue's three."""
+        return [
+            float(budget),
+            float(self.length),
+            self.budget_ratio,
+            self.phi,
+            self.rho,
+            self.backchannel_share,
+            self.hesitation_rate,
+            self.mean_turn_words,
+        ]
 
 
 @dataclass(frozen=True)
@@ -80,7 +94,9 @@ class SelectedUnit:
     With several documents, ``id`` is unique across them (units are numbered in input order),
     ``document``/``document_id`` say which document the unit came from, and ``spans`` and
     ``unit_spans`` are offsets into that document's text. ``pinned`` units were kept because
-    a ``pin`` matched them, before anything was selected.
+    a ``pin`` matched them, before anything was selected. In a dialogue, ``speaker`` is who
+    says the unit (its turn's tag as written), also for a sentence cut from the middle of a
+    turn, whose text does not repeat the tag.
     """
 
     id: int
@@ -96,6 +112,7 @@ class SelectedUnit:
     document: int = 0
     document_id: str | None = None
     pinned: bool = False
+    speaker: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (spans become lists)."""

@@ -363,4 +363,5 @@ class _ShiftedUnits(_Shifted):
             u.text,
             u.kind,
             u.section,
+            u.speaker,
         )

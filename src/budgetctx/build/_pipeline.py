@@ -56,6 +56,12 @@ from budgetctx.selectors import (
 )
 from budgetctx.tokenizers import Tokenizer, get_tokenizer
 from budgetctx.unitizers import Segmentation, Unit, Unitizer, get_unitizer
+from budgetctx.unitizers._turns import (
+    TurnStatistics,
+    turn_lines,
+    turn_statistics,
+    with_speakers,
+)
 
 __all__ = [
     "DEFAULT_SELECTOR",
@@ -151,6 +157,8 @@ class PreparedDocument:
     #: units a profile pins, most critical first, and what it says about them (issue 22)
     profile_pins: tuple[int, ...] = ()
     profile_note: str | None = None
+    #: per input document: how it is spoken when it is a dialogue (issue 21), else None
+    dialogues: tuple[TurnStatistics | None, ...] = ()
 
     @cached_property
     def unit_positions(self) -> NDArray[np.int64] | None:
@@ -175,7 +183,30 @@ class PreparedDocument:
         if self.layout is None:
             return tuple(units)
         return tuple(
-            Unit(gid, u.segments, u.spans, u.text, u.kind, u.section) for gid, u in enumerate(units)
+            Unit(gid, u.segments, u.spans, u.text, u.kind, u.section, u.speaker)
+            for gid, u in enumerate(units)
+        )
+
+    @cached_property
+    def turn_statistics(self) -> TurnStatistics | None:
+        """How the document is spoken when it is a dialogue (a route statistic), else None;
+        with several documents, their dialogues' statistics weighted by length."""
+        stats = self.dialogues or tuple(
+            turn_statistics(s.document) for s in self.document_segmentations
+        )
+        found = [
+            (len(s.document), t)
+            for s, t in zip(self.document_segmentations, stats, strict=True)
+            if t is not None
+        ]
+        if len(found) <= 1:
+            return found[0][1] if found else None
+        total = sum(n for n, _ in found)
+        return TurnStatistics(
+            *(
+                round(sum(n * getattr(t, f) for n, t in found) / total, 6)
+                for f in ("backchannel_share", "hesitation_rate", "mean_turn_words")
+            )
         )
 
     @cached_property
@@ -343,8 +374,17 @@ def _prepare(
     params = {"unitizer": unit.params(), "representation": rep.params()}
     timings: dict[str, float] = {}
 
+    dialogues: list[TurnStatistics | None] = []  # per document, in input order
+
     def unitize(t: str) -> Segmentation:
-        return unit.unitize(t) if t.strip() else Segmentation(t, (), (), unit.name)
+        if not t.strip():
+            dialogues.append(None)
+            return Segmentation(t, (), (), unit.name)
+        # Read the turns once: the no-query salience, the route statistics and every unit's
+        # speaker (issue 21) all come from them.
+        lines = turn_lines(t)
+        dialogues.append(turn_statistics(t, lines=lines))
+        return with_speakers(unit.unitize(t), lines=lines)
 
     t = time.perf_counter()
     layout: DocumentLayout | None = None
@@ -397,7 +437,9 @@ def _prepare(
             sections=[u.section for u in own],
             section_weights=section_weights,
             dense_limit=dense_limit,
-            filler=None if query is not None else dialogue_filler(document_segmentations),
+            filler=None
+            if query is not None
+            else dialogue_filler(document_segmentations, dialogues),
         )
     else:
         features = UnitFeatures(
@@ -431,6 +473,7 @@ def _prepare(
         layout=layout,
         documents_tokens=documents_tokens,
         document_segmentations=document_segmentations,
+        dialogues=tuple(dialogues),
         profile_pins=pins,
         profile_note=profile_note,
     )
@@ -645,6 +688,7 @@ def _stats(doc: PreparedDocument, problem: SelectionProblem) -> DocumentStats:
         adjacency=kernel.adjacent() if problem.n > 1 else np.zeros(0),
         document_tokens=doc.document_tokens,
         budget=problem.capacity,
+        turns=doc.turn_statistics,
     )
 
 

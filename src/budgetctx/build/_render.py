@@ -231,6 +231,7 @@ def selected_units(
                 truncated=uid == truncated,
                 unit_spans=unit_spans,
                 pinned=uid in pinned,
+                speaker=unit.speaker,
                 **where,
             )
         )
