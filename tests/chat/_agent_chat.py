@@ -8,11 +8,47 @@ import json
 import random
 from typing import Any
 
-__all__ = ["SYSTEM", "agent_transcript"]
+__all__ = ["SYSTEM", "TOOLS", "agent_transcript"]
 
 SYSTEM = "You are a ward assistant. Use the lab tool; answer in one or two sentences."
 _TESTS = ("potassium", "sodium", "creatinine", "hemoglobin", "glucose", "troponin")
 _UNITS = {"potassium": "mmol/L", "sodium": "mmol/L", "creatinine": "mg/dL"}
+#: The agent's tool definitions (OpenAI ``tools=``), sent unchanged with every request.
+TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_labs",
+            "description": "The last results of one laboratory test for the patient in a bed, "
+            "newest last, with units and the lab's normal/low/high flag.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "bed": {"type": "integer", "description": "Bed number on the ward, 1-40."},
+                    "test": {"type": "string", "enum": list(_TESTS)},
+                    "last": {"type": "integer", "description": "How many results, newest last."},
+                },
+                "required": ["bed", "test"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "page_clinician",
+            "description": "Page the clinician on call about a patient; use only for a result "
+            "flagged high or low that the user asks to escalate.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "bed": {"type": "integer"},
+                    "message": {"type": "string", "description": "One sentence, no PHI."},
+                },
+                "required": ["bed", "message"],
+            },
+        },
+    },
+]
 
 
 def agent_transcript(turns: int = 60, *, seed: int = 0, rows: int = 1) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ kept with their results, JSON tool results that still parse, code blocks and tab
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -244,3 +245,33 @@ def test_no_more_turns_are_dropped_than_needed() -> None:
     before = sum(p.tokens_before for p in refit.compressed)
     after = sum(p.tokens_after for p in refit.compressed)
     assert before > MAX_SHRINK * after
+
+
+def test_cli_history_flags_pass_through(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from budgetctx.cli import app
+
+    runner = CliRunner()
+    msgs = agent_transcript(20)
+    chat_file = tmp_path / "chat.json"
+    chat_file.write_text(json.dumps(msgs), encoding="utf-8")
+    base = ["fit-messages", str(chat_file), "--budget", "1500", "--json"]
+    for extra, keep_turns in (([], 1), (["--keep-turns", "4"], 4)):
+        result = runner.invoke(app, [*base, *extra])
+        assert result.exit_code == 0, result.output
+        got = json.loads(result.stdout)
+        expected = fit_messages(msgs, 1500, keep_turns=keep_turns)
+        assert got["dropped"] == list(expected.dropped) and got["dropped"]
+        assert got["messages"] == list(expected.messages)
+        assert "dropped messages" in result.stderr
+    kept_by_four = json.loads(runner.invoke(app, [*base, "--keep-turns", "4"]).stdout)
+    last_four = [i for turn in split_turns(msgs)[-4:] for i in turn]
+    assert not set(kept_by_four["dropped"]) & set(last_four)
+    # --history keep drops nothing: this history cannot fit 1,500 tokens that way
+    refused = runner.invoke(app, [*base, "--history", "keep"])
+    assert refused.exit_code != 0 and "budget" in refused.output
+    bad = runner.invoke(app, [*base, "--history", "oldest"])
+    assert bad.exit_code != 0 and "history" in bad.output and "'auto'" in bad.output
+    bad = runner.invoke(app, [*base, "--keep-turns", "0"])
+    assert bad.exit_code != 0 and "keep_turns" in bad.output

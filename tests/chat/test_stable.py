@@ -8,10 +8,13 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from budgetctx import count_message_tokens, fit_messages
-from budgetctx.chat._stable import StableFitter
-from tests.chat._agent_chat import agent_transcript
+from budgetctx import InputError, count_message_tokens, fit_messages
+from budgetctx.chat import StableFitter
+from budgetctx.tokenizers import get_tokenizer
+from tests.chat._agent_chat import TOOLS, agent_transcript
 
 
 def _requests(turns: int) -> list[list[dict[str, Any]]]:
@@ -73,3 +76,51 @@ def test_a_changed_history_is_fitted_again() -> None:
 def test_bad_settings() -> None:
     with pytest.raises(ValueError, match="headroom"):
         StableFitter(100, headroom=1.0)
+
+
+def test_tools_are_a_fixed_prefix_off_the_budget() -> None:
+    fitter = StableFitter(900, headroom=0.3, tools=TOOLS)
+    tools_tokens = get_tokenizer("o200k_base").count(json.dumps(TOOLS, ensure_ascii=False))
+    assert fitter.tools_tokens == tools_tokens > 100
+    assert StableFitter(900, tools=json.dumps(TOOLS)).tools_tokens == tools_tokens
+    prompts = []
+    for req in _requests(20):
+        fit = fitter.fit(req)
+        out = list(fit.messages)
+        assert count_message_tokens(out) + tools_tokens <= 900
+        prompts.append(out)
+    reused = sum(_prefix(a, b) == len(a) for a, b in itertools.pairwise(prompts))
+    assert reused >= 10
+    # the refit every turn that the proxy did with tools keeps far less as a prefix
+    refit = [list(fit_messages(r, 900 - tools_tokens).messages) for r in _requests(20)]
+    assert reused > sum(_prefix(a, b) == len(a) for a, b in itertools.pairwise(refit)) + 5
+
+
+def test_tools_larger_than_the_budget_are_refused() -> None:
+    with pytest.raises(InputError, match=r"tool definitions alone need \d+ tokens"):
+        StableFitter(50, tools=TOOLS)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.integers(0, 10_000),
+    st.integers(1, 4),
+    st.integers(500, 2500),
+    st.booleans(),
+    st.floats(0.0, 0.5),
+)
+def test_every_turn_fits_with_or_without_tools(
+    seed: int, rows: int, budget: int, tools: bool, headroom: float
+) -> None:
+    full = agent_transcript(12, seed=seed, rows=rows)
+    requests = [full[: i + 1] for i, m in enumerate(full) if m["role"] == "user"]
+    fitter = StableFitter(budget, headroom=headroom, tools=TOOLS if tools else None)
+    previous: list[dict[str, Any]] | None = None
+    for req in requests:
+        fit = fitter.fit(req)
+        out = list(fit.messages)
+        assert count_message_tokens(out) + fitter.tools_tokens <= budget
+        assert out[-1] == req[-1]
+        if previous is not None and fit.notes and fit.notes[0].startswith("stable prefix"):
+            assert out[: len(previous)] == previous
+        previous = out

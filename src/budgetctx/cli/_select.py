@@ -146,6 +146,13 @@ def fit_messages_cmd(
     selector: Annotated[
         str, typer.Option(help="Selector name or spec (mmr:lambda_=0.5), or auto.")
     ] = DEFAULT_SELECTOR,
+    history: Annotated[
+        str,
+        typer.Option(help="auto: drop the oldest whole turns first when needed; keep: drop none."),
+    ] = "auto",
+    keep_turns: Annotated[
+        int, typer.Option(help="Last turns never dropped by --history auto (>= 1).")
+    ] = 1,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the full result with provenance.")
     ] = False,
@@ -171,7 +178,14 @@ def fit_messages_cmd(
     if model is None and tokenizer is None and body is not None:
         model = body.get("model")
     fit = fit_messages(
-        messages, budget, model=model, tokenizer=tokenizer, reserve=reserve, selector=selector
+        messages,
+        budget,
+        model=model,
+        tokenizer=tokenizer,
+        reserve=reserve,
+        selector=selector,
+        history=history,  # type: ignore[arg-type]  # fit_messages checks and names the value
+        keep_turns=keep_turns,
     )
     if as_json:
         typer.echo(json.dumps(fit.to_dict(), ensure_ascii=False, indent=2))
@@ -181,7 +195,8 @@ def fit_messages_cmd(
     typer.echo(
         f"budgetctx: {fit.prompt_tokens}/{fit.available} prompt tokens "
         f"({fit.tokenizer}), was {fit.prompt_tokens_before}; condensed messages "
-        f"{[p.index for p in fit.compressed]}",
+        f"{[p.index for p in fit.compressed]}"
+        + (f"; dropped messages {list(fit.dropped)}" if fit.dropped else ""),
         err=True,
     )
 

@@ -22,7 +22,17 @@ def serve(
         str | None, typer.Option(help="Upstream base URL for /v1/chat/completions.")
     ] = None,
     provenance_size: Annotated[
-        int | None, typer.Option(help="Provenance records held in memory; 0 keeps none.")
+        int | None, typer.Option(help="Provenance records kept; 0 keeps none.")
+    ] = None,
+    provenance_store: Annotated[
+        str | None,
+        typer.Option(
+            help="sqlite (default: a 0600 file that survives restarts, no text) or memory."
+        ),
+    ] = None,
+    provenance_path: Annotated[
+        str | None,
+        typer.Option(help="The SQLite provenance file (default: the user's state folder)."),
     ] = None,
     selection_processes: Annotated[
         int | None,
@@ -43,5 +53,7 @@ def serve(
         base_url=upstream,
         provenance_size=provenance_size,
         selection_processes=selection_processes,
+        provenance_store=provenance_store,
+        provenance_path=provenance_path,
     )
     run(settings, host=host, port=port)

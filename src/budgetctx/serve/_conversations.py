@@ -74,18 +74,25 @@ def stable_fit_job(
 ) -> tuple[int, FittedMessages | None, State | None]:
     """:func:`~budgetctx.serve._jobs.fit_job`, but reusing ``previous`` (the conversation's
     last fit) as the prefix while it fits, and refitting with headroom otherwise; also the
-    state to remember (None: nothing to remember)."""
-    if budget is None or tools:  # StableFitter does not count tool definitions
+    state to remember (None: nothing to remember). ``tools`` (the definitions' JSON) are a
+    fixed prefix: counted, and off the budget the messages get, as in ``fit_job``."""
+    tok = load_tokenizer(tokenizer)
+    fixed = tok.count(tools) if tools else 0
+    if budget is None or budget - fixed <= reserve:  # fit_job answers (or names the error)
         before, fitted = fit_job(
             messages, budget, tokenizer, reserve, selector, tools, image_tokens
         )
         return before, fitted, None
-    tok = load_tokenizer(tokenizer)
-    before = count_message_tokens(messages, tokenizer=tok, image_tokens=image_tokens)
+    before = count_message_tokens(messages, tokenizer=tok, image_tokens=image_tokens) + fixed
     if previous is None and before <= budget - reserve:
         return before, None, None
     fitter = StableFitter(
-        budget, tokenizer=tok, reserve=reserve, selector=selector, image_tokens=image_tokens
+        budget,
+        tools=tools,
+        tokenizer=tok,
+        reserve=reserve,
+        selector=selector,
+        image_tokens=image_tokens,
     )
     if previous is not None:
         fitter.restore(*previous)
@@ -95,6 +102,8 @@ def stable_fit_job(
         if exc.parameter != "budget":
             raise
         # only condensing the last user message too can fit it: fit_job's fallback
-        before, fitted = fit_job(messages, budget, tokenizer, reserve, selector, None, image_tokens)
+        before, fitted = fit_job(
+            messages, budget, tokenizer, reserve, selector, tools, image_tokens
+        )
         return before, fitted, None
     return before, fit, fitter.state
