@@ -12,6 +12,7 @@ from budgetctx._cli_options import (
     Budget,
     PinRegexes,
     PinSections,
+    Profile,
     Query,
     Representation,
     Reserve,
@@ -21,6 +22,7 @@ from budgetctx._cli_options import (
     Truncate,
     Unitizer,
     pins_from_options,
+    profile_from_option,
 )
 from budgetctx._format import decode_escapes
 from budgetctx.pipeline import DEFAULT_SELECTOR
@@ -46,6 +48,7 @@ def batch(
     unitizer: Unitizer = "sentence",
     representation: Representation = "tfidf",
     query: Query = None,
+    profile: Profile = "auto",
     separator: Separator = "\\n",
     truncate: Truncate = False,
     pin: PinSections = None,
@@ -87,6 +90,8 @@ def batch(
         options["pin"] = pins
     if reserve:
         options["reserve"] = reserve
+    if profile != "auto":  # the default is left out, as before --profile existed
+        options["profile"] = profile_from_option(profile)
     summary = run_batch(
         input,
         out,

@@ -22,6 +22,7 @@ from budgetctx._cli_options import (
     Budget,
     PinRegexes,
     PinSections,
+    Profile,
     Query,
     Representation,
     Reserve,
@@ -32,6 +33,7 @@ from budgetctx._cli_options import (
     Unitizer,
     parse_budgets,
     pins_from_options,
+    profile_from_option,
 )
 from budgetctx._cli_sensitivity import sensitivity
 from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
@@ -174,6 +176,7 @@ def select(
     representation: Representation = "tfidf",
     tokenizer: Tokenizer = "o200k_base",
     query: Query = None,
+    profile: Profile = "auto",
     separator: Separator = "\\n",
     truncate: Truncate = False,
     pin: PinSections = None,
@@ -227,6 +230,7 @@ def select(
         representation=representation,
         selector=chosen,
         query=query,
+        profile=profile_from_option(profile),
         separator=decode_escapes(separator),
         truncate=truncate,
         pin=pins or None,
@@ -318,13 +322,21 @@ def demo(
         str | None,
         typer.Option("--query", "-q", help="Relevance query (else the centroid)."),
     ] = None,
+    profile: Profile = "auto",
 ) -> None:
     """Condense the bundled sample discharge note and show the provenance table."""
     from rich.console import Console
 
     from budgetctx.data import sample_note
 
-    ctx = build_context(sample_note(), budget, selector=selector, unitizer=unitizer, query=query)
+    ctx = build_context(
+        sample_note(),
+        budget,
+        selector=selector,
+        unitizer=unitizer,
+        query=query,
+        profile=profile_from_option(profile),
+    )
     console = Console()
     console.rule(f"Context: {ctx.tokens_used}/{ctx.budget} tokens ({ctx.tokenizer})")
     console.print(ctx.text, markup=False, highlight=False)
