@@ -160,7 +160,16 @@ class StaticEmbeddings:
                     cols.append(i)
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if rows:
-            np.add.at(out, np.asarray(rows), self.vectors[np.asarray(cols)])
+            from scipy import sparse
+
+            # counts (texts x pieces) times vectors: one sparse product, several times
+            # faster than np.add.at at 256 dimensions; the sums' order is fixed by the CSR
+            # layout, so a text's vector is the same bits on every run
+            counts = sparse.csr_matrix(
+                (np.ones(len(rows), dtype=np.float32), (rows, cols)),
+                shape=(len(texts), len(self.vectors)),
+            )
+            out = np.asarray(counts @ self.vectors, dtype=np.float32)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
