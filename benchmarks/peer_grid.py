@@ -7,8 +7,10 @@ rank order with every unit that still fits the budget (the pipeline's own fill a
 so every context is exact and ``"\\n"``-joined). Scores are ROUGE-1 F1 with the Porter stemmer
 (``budgetctx.eval.metrics.Rouge``); the reference is read only to score.
 
-L-Eval tasks are scored once per document, with no query (the first instruction/summary
-pair; ``quality_grid.py --per-document``); PubMedQA keeps its question as the query.
+budgetctx's selectors run as ``prepare`` does by default (the clinical profile applied where
+it finds its sections, issue 22); the peers' rank orders fill the same units without the
+profile's pins. L-Eval tasks are scored once per document, with no query (the first
+instruction/summary pair; ``quality_grid.py --per-document``); PubMedQA keeps its question.
 sumy is benchmark-only: ``pip install sumy`` (it needs no nltk data here: words come from a
 regex, sentences are budgetctx's units).
 
@@ -223,7 +225,7 @@ def run(
     """``configs``: label -> prepare() options for extra budgetctx configurations, whose
     selectors are reported as ``label/selector``."""
     from budgetctx.router._divergence import context_divergence
-    from budgetctx.unitizers._turns import dialogue_turns
+    from budgetctx.unitizers._turns import turn_statistics
 
     rouge = Rouge(use_stemmer=True)
     result: dict[str, Any] = {
@@ -236,6 +238,7 @@ def run(
         "seconds": {},
         "dialogue": {},
         "stats": {},
+        "turns": {},
     }
     over = 0
     for ds in datasets:
@@ -247,6 +250,7 @@ def run(
         result["tokens"][ds] = []
         result["dialogue"][ds] = []
         result["stats"][ds] = []
+        result["turns"][ds] = []
         t0 = time.perf_counter()
         for ex in examples:
             with warnings.catch_warnings():
@@ -256,7 +260,9 @@ def run(
                 for label, options in configs.items():
                     prepared[label] = prepare(ex.document, query=ex.query, **options)
             result["tokens"][ds].append(base.document_tokens)
-            result["dialogue"][ds].append(dialogue_turns(ex.document) is not None)
+            turns = turn_statistics(ex.document)
+            result["dialogue"][ds].append(turns is not None)
+            result["turns"][ds].append(None if turns is None else turns.to_dict())
             result["stats"][ds].append({str(b): list(base.stats(b).vector(b)) for b in budgets})
             methods: list[tuple[str, Any, Any]] = []
             for label, doc in prepared.items():
@@ -267,7 +273,14 @@ def run(
                 t = time.perf_counter()
                 orders = _cached_orders([u.text for u in base.segmentation.units], peers, cache_dir)
                 secs["sumy"] += time.perf_counter() - t
-                methods += [(f"sumy-{p}", base, Ranked(orders[p], p)) for p in peers]
+                # A rank order is over all the units: where the clinical profile (issue 22)
+                # pins units, the peers fill from the same units without the pins.
+                plain = base
+                if base.profile_pins:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", BudgetCtxWarning)
+                        plain = prepare(ex.document, query=ex.query, profile=None)
+                methods += [(f"sumy-{p}", plain, Ranked(orders[p], p)) for p in peers]
             cache: dict[tuple[int, str], float] = {}
             for name, doc, sel in methods:
                 for b in budgets:

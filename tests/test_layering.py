@@ -14,9 +14,30 @@ import budgetctx
 PACKAGE = Path(budgetctx.__file__).resolve().parent
 ROOT = PACKAGE.parent
 
-#: The run-time core: nothing in it may depend on evaluation, generation, the pipeline or CLI.
-CORE = ("router", "selectors", "objectives", "representations", "unitizers", "tokenizers")
-FORBIDDEN = ("budgetctx.eval", "budgetctx.generate", "budgetctx.pipeline", "budgetctx.cli")
+#: The rooms of the package, lowest first, and what each may not import. A room may import
+#: any room listed before it (and ``budgetctx._errors`` / ``budgetctx._version``), never one
+#: after it: ``_core`` is shared by all, the components are the algorithms, ``build`` makes one
+#: context from them, ``chat`` fits messages with ``build``, ``batch`` runs ``build`` over
+#: many documents, and the front ends (cli, serve, integrations) and the research harness
+#: (eval, generate) sit on top.
+COMPONENTS = ("router", "selectors", "objectives", "representations", "unitizers", "tokenizers")
+FRONT = ("cli", "serve", "integrations", "eval", "generate")
+ROOMS: dict[str, tuple[str, ...]] = {
+    "_core": ("profiles", *COMPONENTS, "build", "chat", "batch", *FRONT),
+    **dict.fromkeys(COMPONENTS, ("build", "chat", "batch", *FRONT)),
+    "profiles": (*COMPONENTS, "build", "chat", "batch", *FRONT),
+    "build": ("chat", "batch", *FRONT),
+    "chat": ("batch", *FRONT),
+    "batch": FRONT,
+    "serve": ("cli", "eval", "integrations"),
+    "integrations": ("cli", "serve", "eval"),
+    "generate": ("cli", "serve", "eval", "integrations"),
+    "eval": ("cli", "serve", "integrations"),
+    "cli": (),
+}
+#: What the top of the tree may hold besides the rooms: a new module belongs in a room.
+TOP_MODULES = {"__init__", "_errors", "_version", "profiles"}
+TOP_PACKAGES = {*ROOMS, "data"} - {"profiles"}
 
 #: Import cycles still present, each with why. None: keep it that way.
 KNOWN_CYCLES: set[frozenset[str]] = set()
@@ -105,7 +126,7 @@ def _cycles(graph: dict[str, frozenset[str]]) -> list[frozenset[str]]:
 def test_the_parser_sees_every_kind_of_import() -> None:
     graph = _graph()
     # a function-local import (cli imports eval inside its commands)
-    assert "budgetctx.eval" in graph["budgetctx.cli"]
+    assert "budgetctx.eval" in graph["budgetctx.cli._eval"]
     # a type-only import (under `if TYPE_CHECKING:`)
     assert "budgetctx.eval._store" in graph["budgetctx.eval._calibrate"]
     # relative and absolute imports of private modules
@@ -113,22 +134,31 @@ def test_the_parser_sees_every_kind_of_import() -> None:
     assert len(graph) > 50
 
 
-@pytest.mark.parametrize("layer", CORE)
-def test_core_does_not_import_eval_generate_pipeline_or_cli(layer: str) -> None:
-    prefix = f"budgetctx.{layer}"
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_no_room_imports_a_room_above_it(room: str) -> None:
+    prefix = f"budgetctx.{room}"
+    forbidden = [f"budgetctx.{r}" for r in ROOMS[room]]
     bad = {
         (name, target)
         for name, targets in _graph().items()
         if name == prefix or name.startswith(prefix + ".")
         for target in targets
-        if any(target == f or target.startswith(f + ".") for f in FORBIDDEN)
+        if any(target == f or target.startswith(f + ".") for f in forbidden)
     }
-    assert not bad, f"{layer} imports upward: {sorted(bad)}"
+    assert not bad, f"{room} imports upward: {sorted(bad)}"
+
+
+def test_the_top_of_the_tree_holds_only_the_rooms() -> None:
+    """A new engineer reads the tree to know where a change belongs: no loose modules."""
+    modules = {p.stem for p in PACKAGE.glob("*.py")}
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert modules == TOP_MODULES, f"move {sorted(modules - TOP_MODULES)} into a room"
+    assert packages == TOP_PACKAGES, f"unexpected packages: {sorted(packages ^ TOP_PACKAGES)}"
 
 
 def test_result_objects_import_no_machinery() -> None:
-    """context.py holds results (Context, RouteDecision): reading one imports nothing else."""
-    assert _graph()["budgetctx.context"] <= {"budgetctx._errors"}
+    """_core/results.py holds results (Context, RouteDecision): reading one imports nothing else."""
+    assert _graph()["budgetctx._core.results"] <= {"budgetctx._errors"}
 
 
 def test_no_import_cycles_but_the_known_ones() -> None:

@@ -28,13 +28,6 @@ NAMESPACES: dict[str, list[str]] = {
         "run_batch",
         "write_table",
     ],
-    "budgetctx.context": [
-        "Context",
-        "DocumentStats",
-        "DocumentSummary",
-        "RouteDecision",
-        "SelectedUnit",
-    ],
     "budgetctx.data": [
         "sample_note",
     ],
@@ -195,13 +188,31 @@ NAMESPACES: dict[str, list[str]] = {
         "RCDObjective",
         "Relevance",
     ],
-    "budgetctx.pipeline": [
+    "budgetctx.build": [
         "BuildOptions",
+        "Context",
         "DEFAULT_SELECTOR",
+        "Document",
+        "DocumentSummary",
         "PreparedDocument",
+        "SelectedUnit",
+        "abuild_context",
         "build_context",
+        "pin_regex",
         "prepare",
         "validate_text",
+    ],
+    "budgetctx.chat": [
+        "FittedMessages",
+        "MessageProvenance",
+        "StableFitter",
+        "afit_messages",
+        "count_message_tokens",
+        "fit_messages",
+    ],
+    "budgetctx.cli": [
+        "app",
+        "main",
     ],
     "budgetctx.profiles": [
         "CLINICAL",
@@ -210,7 +221,7 @@ NAMESPACES: dict[str, list[str]] = {
         "get_profile",
         "list_profiles",
     ],
-    "budgetctx.ray": [
+    "budgetctx.batch.ray": [
         "CONTEXT_COLUMNS",
         "build_contexts",
     ],

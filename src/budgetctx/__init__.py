@@ -14,8 +14,13 @@ True
 
 from __future__ import annotations
 
-from budgetctx._async import abuild_context, afit_messages
-from budgetctx._documents import Document
+from budgetctx._core.results import (
+    Context,
+    DocumentStats,
+    DocumentSummary,
+    RouteDecision,
+    SelectedUnit,
+)
 from budgetctx._errors import (
     BudgetCtxError,
     BudgetCtxWarning,
@@ -27,18 +32,24 @@ from budgetctx._errors import (
     TokenizerError,
     UnknownComponentError,
 )
-from budgetctx._messages import (
+from budgetctx._version import __version__
+from budgetctx.batch import ItemError, build_contexts
+from budgetctx.build import (
+    BuildOptions,
+    Document,
+    PreparedDocument,
+    abuild_context,
+    build_context,
+    pin_regex,
+    prepare,
+)
+from budgetctx.chat import (
     FittedMessages,
     MessageProvenance,
+    afit_messages,
     count_message_tokens,
     fit_messages,
 )
-from budgetctx._options import BuildOptions
-from budgetctx._pins import pin_regex
-from budgetctx._version import __version__
-from budgetctx.batch import ItemError, build_contexts
-from budgetctx.context import Context, DocumentStats, DocumentSummary, RouteDecision, SelectedUnit
-from budgetctx.pipeline import PreparedDocument, build_context, prepare
 
 # UnitFeatures, Selection, SelectionProblem, Segmentation and Unit stay importable from here as
 # before, but are not in __all__ below: they belong to their namespaces.

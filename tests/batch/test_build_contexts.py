@@ -19,8 +19,8 @@ from budgetctx import (
     build_context,
     build_contexts,
 )
+from budgetctx._core.results import Context
 from budgetctx.batch import ItemError
-from budgetctx.context import Context
 from budgetctx.unitizers import get_unitizer
 
 from ._docs import notes, rows

@@ -39,11 +39,11 @@ def _items() -> list[dict[str, Any]]:
 
 
 def test_same_rows_as_the_one_machine_path(ray_local: Any) -> None:
-    import budgetctx.ray
+    import budgetctx.batch.ray
 
     items = _items()
     ds = ray_local.data.from_items(items)
-    out = budgetctx.ray.build_contexts(
+    out = budgetctx.batch.ray.build_contexts(
         ds, 100, concurrency=2, batch_size=3, on_error="record", selector="rcd"
     )
     got = sorted(out.take_all(), key=lambda r: r["id"])
@@ -60,12 +60,12 @@ def test_same_rows_as_the_one_machine_path(ray_local: Any) -> None:
 def test_read_json_and_write_parquet(ray_local: Any, tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
-    import budgetctx.ray
+    import budgetctx.batch.ray
 
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows(4)), encoding="utf-8")
     ds = ray_local.data.read_json(str(src), lines=True)
-    budgetctx.ray.build_contexts(ds, 64, concurrency=1, selector="lead").write_parquet(
+    budgetctx.batch.ray.build_contexts(ds, 64, concurrency=1, selector="lead").write_parquet(
         str(tmp_path / "out")
     )
     table = pq.read_table(tmp_path / "out")
@@ -77,13 +77,13 @@ def test_read_json_and_write_parquet(ray_local: Any, tmp_path: Path) -> None:
 
 
 def test_bad_options_raise_before_the_job(ray_local: Any) -> None:
-    import budgetctx.ray
+    import budgetctx.batch.ray
 
     ds = ray_local.data.from_items(rows(1))
     with pytest.raises(InvalidParameterError, match="'concurrency' parameter"):
-        budgetctx.ray.build_contexts(ds, 64, concurrency=0)
+        budgetctx.batch.ray.build_contexts(ds, 64, concurrency=0)
     with pytest.raises(InvalidParameterError, match="'budget'"):
-        budgetctx.ray.build_contexts(ds, 0)
+        budgetctx.batch.ray.build_contexts(ds, 0)
 
 
 def test_cli_engine_ray_writes_the_local_output(ray_local: Any, tmp_path: Path) -> None:
@@ -115,14 +115,14 @@ def test_import_budgetctx_imports_neither_ray_nor_needs_pyarrow(tmp_path: Path) 
 def test_blank_rows_and_a_million_spaces_row_match_batch(ray_local: Any, tmp_path: Path) -> None:
     # F16: the rows budgetctx batch records as errors are errors here too; F17: the row that
     # made tiktoken panic (a BaseException) no longer aborts the dataset.
-    import budgetctx.ray
+    import budgetctx.batch.ray
 
     items: list[dict[str, Any]] = rows(3)
     items.insert(1, {"id": "blank", "text": "   \n  "})
     items.insert(2, {"id": "empty", "text": ""})
     items.append({"id": "spaces", "text": "Chest pain." + " " * 1_000_000 + "Troponin negative."})
     ds = ray_local.data.from_items(items)
-    out = budgetctx.ray.build_contexts(
+    out = budgetctx.batch.ray.build_contexts(
         ds, 40, concurrency=1, batch_size=2, on_error="record", selector="lead"
     )
     got = {r["id"]: r for r in out.take_all()}

@@ -31,8 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from budgetctx import BudgetCtxError, InvalidParameterError
-from budgetctx._registry import Registry
-from budgetctx._validation import Constraint
+from budgetctx._core.registry import Registry
+from budgetctx._core.validation import Constraint
 from budgetctx.representations import Representation, get_representation, list_representations
 from budgetctx.representations._base import _REGISTRY as _REPRESENTATIONS
 from budgetctx.selectors import Selector, get_selector, list_selectors

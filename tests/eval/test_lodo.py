@@ -94,3 +94,24 @@ def test_cli_route_eval_lodo(tmp_path: Any) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "held-out dataset" in result.stdout and (out / "lodo.json").is_file()
+
+
+def test_goal_count_leaves_option_variants_out_of_the_rivals() -> None:
+    from budgetctx.eval._lodo import LodoRow, markdown
+
+    systems = {
+        "budget router": (0.30, 0.2, 0.4),
+        "mmr": (0.30, 0.2, 0.4),
+        "mmr:cost_exponent=0": (0.32, 0.2, 0.4),  # a variant that beats it: not a rival
+        "lead": (0.29, 0.2, 0.4),
+        "sumy-lsa": (0.298, 0.2, 0.4),
+    }
+    row = LodoRow("a", 256, 5, systems, best_fixed="mmr:cost_exponent=0")
+    md = markdown(
+        [row],
+        routers=["budget router"],
+        candidates=["mmr", "mmr:cost_exponent=0", "lead"],
+        peers=["sumy-lsa"],
+    )
+    line = next(x for x in md.splitlines() if x.startswith("- budget router"))
+    assert "in 0 of 1 cells (1 counting selectors at their defaults" in line

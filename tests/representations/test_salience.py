@@ -69,3 +69,40 @@ def test_several_documents_apply_the_rule_to_the_dialogue_only() -> None:
     assert np.all(r[:n_note] > 0)  # prose keeps its centroid similarity
     yeah = [i for i, u in enumerate(units) if i >= n_note and u.text.endswith("Yeah.")]
     assert yeah and np.all(r[yeah] == 0)
+
+
+def test_a_script_keeps_its_short_lines_and_discounts_only_backchannels() -> None:
+    """In written dialogue a short line carries plot; only pure acknowledgements are filler."""
+    lines = [
+        "OWEN : My death.",
+        "ANNA : It was you.",
+        "OWEN : Yes.",
+        "ANNA : The brakes were cut before the bridge.",
+        "OWEN : I cut them.",
+        "ANNA : Why?",
+        "OWEN : For the insurance money on the old farm.",
+        "ANNA : Go.",
+    ]
+    script = "\n".join(lines * 2)
+    filler = filler_units(script, lines)
+    assert filler is not None and filler.tolist() == [t == "OWEN : Yes." for t in lines]
+    # the same short lines in a transcribed meeting (many back-channels) are filler
+    assert filler_units(MEETING, ["Ann Lee: Yeah.", "Barry Hughes: Two drivers."]).tolist() == [
+        True,
+        True,
+    ]
+    r = prepare(script).features.relevance
+    units = [u.text for u in prepare(script).segmentation.units]
+    assert all(r[i] > 0 for i, t in enumerate(units) if t == "OWEN : My death.")
+
+
+def test_a_prepared_dialogue_reports_how_it_is_spoken_to_the_router() -> None:
+    from budgetctx import Document
+
+    stats = prepare(MEETING).stats(30)
+    assert stats.backchannel_share > 0.3 and stats.mean_turn_words > 0
+    prose = prepare("Chest pain began Monday. Troponin negative. Discharged home.").stats(5)
+    assert (prose.backchannel_share, prose.hesitation_rate, prose.mean_turn_words) == (0, 0, 0)
+    # several documents: the dialogues' statistics, weighted by length (prose adds nothing)
+    both = prepare([Document("Chest pain. Troponin negative.", id="n"), Document(MEETING, id="m")])
+    assert both.stats(30).backchannel_share == stats.backchannel_share

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-import budgetctx.pipeline as pipeline
+import budgetctx.build._pipeline as pipeline
 from budgetctx import build_context
-from budgetctx.context import DocumentStats, RouteDecision
+from budgetctx._core.results import DocumentStats, RouteDecision
 from budgetctx.eval.datasets import list_datasets
 from budgetctx.router import default_router
 
@@ -38,8 +38,16 @@ def test_auto_sees_only_run_time_statistics(monkeypatch: pytest.MonkeyPatch) -> 
     assert ctx.route is not None and ctx.tokens_used <= 40
     ((stats, budget),) = spy.calls
     assert type(stats) is DocumentStats and budget == 40
-    # four numbers, nothing else: no text, no query, no dataset, no reference
-    assert set(stats.to_dict()) == {"phi", "rho", "length", "budget_ratio"}
+    # numbers about the document's shape, nothing else: no text, query, dataset or reference
+    assert set(stats.to_dict()) == {
+        "phi",
+        "rho",
+        "length",
+        "budget_ratio",
+        "backchannel_share",
+        "hesitation_rate",
+        "mean_turn_words",
+    }
     assert all(isinstance(v, int | float) for v in stats.to_dict().values())
     assert REFERENCE not in repr(spy.calls)
 

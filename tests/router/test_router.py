@@ -313,7 +313,7 @@ def _broken_configs() -> dict[str, str]:
     return {
         "cycle.json": cyclic,  # node 1's left child is the root: leaf() never returned
         "self.json": tree(left=[0, -1, -1]),
-        "feature.json": tree(feature=[7, -2, -2]),
+        "feature.json": tree(feature=[len(STAT_NAMES), -2, -2]),
         "negative_feature.json": tree(feature=[-3, -2, -2]),
         "wide.json": tree(value=[[0.1, 0.2, 0.3, 0.4]] * 3),
         "ragged.json": tree(value=[[0.1, 0.2, 0.3], [0.1], [0.1, 0.2, 0.3]]),
@@ -366,3 +366,36 @@ def test_the_bundled_router_loads_and_is_read_once() -> None:
     assert default_router() is default_router()
     # the bundled router is no longer a tree that can never fire (issue 21)
     assert getattr(default_router(), "min_gain", 0.0) < 1.0
+
+
+def test_a_tree_fitted_on_the_first_five_statistics_still_loads(tmp_path: Path) -> None:
+    """The dialogue statistics came after the first five (issue 21): older files read."""
+    old = {**_feature_config(), "features": list(STAT_NAMES[:5])}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    router = load_router(path)
+    stats = DocumentStats(phi=0.5, rho=0.1, length=9000, budget_ratio=0.03)
+    assert router.route(stats, 256).selector in {"lead", "mmr", "rcd"}
+    # ... but such a file may not split on a statistic it did not know
+    old["tree"] = {**old["tree"], "feature": [5, -2, -2]}  # type: ignore[dict-item]
+    path.write_text(json.dumps(old), encoding="utf-8")
+    with pytest.raises(InvalidParameterError, match="calibrate"):
+        load_router(path)
+
+
+def test_a_tree_can_route_on_how_a_dialogue_is_spoken() -> None:
+    """A split on the back-channel share sends a meeting and a script different ways."""
+    config = _feature_config()
+    config["tree"] = {
+        "feature": [STAT_NAMES.index("backchannel_share"), -2, -2],
+        "threshold": [0.15, -2.0, -2.0],
+        "left": [1, -1, -1],
+        "right": [2, -1, -1],
+        "value": [[0.18, 0.19, 0.18], [0.23, 0.24, 0.22], [0.10, 0.11, 0.13]],
+        "n_samples": [60, 30, 30],
+    }
+    router = FeatureRouter.from_config(config)
+    script = DocumentStats(0.5, 0.1, 9000, 0.03, backchannel_share=0.08)
+    meeting = DocumentStats(0.5, 0.1, 9000, 0.03, backchannel_share=0.35, hesitation_rate=0.05)
+    assert router.route(script, 256).selector == "mmr"
+    assert router.route(meeting, 256).selector == "rcd"

@@ -4,6 +4,7 @@ the ``/v1/responses`` stream with the ``openai`` client."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from budgetctx import fit_messages
 from budgetctx.serve._anthropic import apply_fitted, place_breakpoint, to_chat
 from budgetctx.serve._problems import ApiError
+from budgetctx.tokenizers import get_tokenizer
 from tests.serve._upstream import REPLY_WORDS, anthropic_text_tokens
 from tests.serve.conftest import BUDGET, Proxy
 
@@ -247,6 +249,51 @@ def test_the_next_turn_reuses_the_condensed_prefix(proxy: Proxy, fresh: Any) -> 
     assert max(got.prompt_tokens for got in fresh.received) <= BUDGET
 
 
+#: A small tool definition: the proxy's test budget is 300 tokens.
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_labs",
+            "parameters": {"type": "object", "properties": {"bed": {"type": "integer"}}},
+        },
+    }
+]
+
+
+def test_requests_with_tools_reuse_the_condensed_prefix_too(proxy: Proxy, fresh: Any) -> None:
+    # tools= definitions are a fixed prefix: they come off the budget and the condensed
+    # history under them is reused byte for byte (before, such requests were refitted).
+    client = openai.OpenAI(base_url=proxy.base_url, api_key="sk", max_retries=0, timeout=20)
+    tools_tokens = get_tokenizer("o200k_base").count(json.dumps(TOOLS, ensure_ascii=False))
+    assert tools_tokens > 10
+    chat: list[dict[str, Any]] = [
+        {"role": "system", "content": "You summarise notes. (tools conversation test)"},
+        {"role": "user", "content": LONG},
+        {"role": "user", "content": "What is the plan?"},
+    ]
+    headers = []
+    for turn in range(3):
+        raw = client.chat.completions.with_raw_response.create(
+            model="gpt-4o",
+            messages=chat,  # type: ignore[arg-type]
+            tools=TOOLS,  # type: ignore[arg-type]
+        )
+        headers.append(raw.headers)
+        chat = [
+            *chat,
+            {"role": "assistant", "content": f"Answer {turn}."},
+            {"role": "user", "content": f"And question {turn}?"},
+        ]
+    assert [h["x-budgetctx-prefix"] for h in headers] == ["new", "reused", "reused"]
+    sent = [got.body["messages"] for got in fresh.received]
+    for a, b in itertools.pairwise(sent):
+        assert b[: len(a)] == a  # byte for byte
+    for got, h in zip(fresh.received, headers, strict=True):
+        assert got.body["tools"] == TOOLS
+        assert got.prompt_tokens + tools_tokens == int(h["x-budgetctx-tokens-after"]) <= BUDGET
+
+
 def test_a_cache_breakpoint_is_placed_only_when_the_client_placed_none() -> None:
     body = {
         "messages": [
@@ -279,3 +326,10 @@ def test_the_proxy_resolves_family_model_names_but_never_paths() -> None:
     with pytest.raises(ApiError) as info:
         resolver.model("/models/tokenizer.json")
     assert info.value.status == 400
+    assert resolver.model("open-mistral-nemo-2407").tokenizer == "tekken"
+    for spec in ("tekken:serve.toml", "tekken:/etc/budgetctx/serve.toml", "hf:tokenizer"):
+        with pytest.raises(ApiError) as info:
+            resolver.tokenizer(spec)
+        assert info.value.status == 422 and "not a file" in str(info.value)
+        with pytest.raises(ApiError):
+            resolver.model(spec)

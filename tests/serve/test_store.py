@@ -6,12 +6,14 @@ from __future__ import annotations
 import stat
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from budgetctx.serve import ServeConfig, create_app
-from budgetctx.serve._store import SqliteProvenanceStore
+from budgetctx.serve._security import SecurityConfig
+from budgetctx.serve._store import SqliteProvenanceStore, default_provenance_path
 
 NOTE = "Chest pain at rest. Troponin negative twice. Potassium 3.1, repleted. Discharged home."
 
@@ -86,3 +88,68 @@ def test_records_survive_a_restart_through_the_app(tmp_path: Path) -> None:
         assert client.delete(f"/v1/provenance/{pid}").status_code == 204
         assert client.get(f"/v1/provenance/{pid}").status_code == 404
         assert client.delete(f"/v1/provenance/{pid}").status_code == 404
+
+
+def test_sqlite_is_the_default_in_the_state_folder(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert ServeConfig().provenance_store == "sqlite"
+    path = default_provenance_path()
+    assert path == tmp_path / "state" / "budgetctx" / "provenance.sqlite3"
+    with TestClient(create_app(ServeConfig())) as client:
+        r = client.post("/v1/context", json={"text": NOTE, "budget": 8})
+        pid = r.headers["x-budgetctx-provenance-id"]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    raw = b"".join(p.read_bytes() for p in path.parent.iterdir())
+    assert b"Troponin" not in raw and b"Chest pain" not in raw
+    with TestClient(create_app(ServeConfig())) as client:  # a restart: the same default file
+        assert client.get(f"/v1/provenance/{pid}").json()["context"]["tokens_used"] <= 8
+
+
+def test_memory_is_selectable_and_writes_nothing(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    config = ServeConfig().with_overrides(provenance_store="memory")
+    with TestClient(create_app(config)) as client:
+        r = client.post("/v1/context", json={"text": NOTE, "budget": 8})
+        pid = r.headers["x-budgetctx-provenance-id"]
+        assert "text" in client.get(f"/v1/provenance/{pid}").json()["context"]
+    with TestClient(create_app(config)) as client:  # gone at restart
+        assert client.get(f"/v1/provenance/{pid}").status_code == 404
+    assert not (tmp_path / "state").exists()
+    with pytest.raises(ValueError, match=r"provenance_store.*'sqlite' or remove"):
+        ServeConfig(provenance_store="memory", provenance_path=str(tmp_path / "p.sqlite3"))
+    with pytest.raises(ValueError, match="provenance_store"):
+        ServeConfig(provenance_store="disk")
+
+
+def test_cli_flags_choose_the_store(tmp_path: Path) -> None:
+    path = str(tmp_path / "p.sqlite3")
+    chosen = ServeConfig().with_overrides(provenance_path=path)
+    assert (chosen.provenance_store, chosen.provenance_path) == ("sqlite", path)
+    memory = chosen.with_overrides(provenance_store="memory")
+    assert (memory.provenance_store, memory.provenance_path) == ("memory", None)
+
+
+def test_a_record_stays_its_owners_after_a_restart(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("BUDGETCTX_TEST_KEYS", "key-one-0123456789abcdef,key-two-0123456789abcdef")
+    path = str(tmp_path / "prov.sqlite3")
+    config = ServeConfig(
+        provenance_path=path, security=SecurityConfig(api_keys_env="BUDGETCTX_TEST_KEYS")
+    )
+    one = {"authorization": "Bearer key-one-0123456789abcdef"}
+    two = {"authorization": "Bearer key-two-0123456789abcdef"}
+    with TestClient(create_app(config)) as client:
+        r = client.post("/v1/context", json={"text": NOTE, "budget": 8}, headers=one)
+        pid = r.headers["x-budgetctx-provenance-id"]
+    with TestClient(create_app(config)) as client:
+        assert client.get(f"/v1/provenance/{pid}", headers=two).status_code == 404
+        assert client.delete(f"/v1/provenance/{pid}", headers=two).status_code == 404
+        assert client.get(f"/v1/provenance/{pid}", headers=one).status_code == 200
+
+
+def test_an_unwritable_path_fails_at_start_with_the_fix(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"cannot be opened.*--provenance-store memory") as info:
+        create_app(ServeConfig(provenance_path=str(blocker / "p.sqlite3")))
+    assert getattr(info.value, "parameter", None) == "provenance_path"

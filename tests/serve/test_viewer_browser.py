@@ -23,7 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 from budgetctx import Document, build_context, get_tokenizer
-from budgetctx._html import render_html
+from budgetctx.build._html import render_html
 from budgetctx.cli import app as cli_app
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")

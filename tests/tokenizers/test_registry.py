@@ -26,6 +26,7 @@ def test_list_tokenizers() -> None:
         "llama3",
         "o200k_base",
         "qwen3",
+        "tekken",
         "words",
     ]
     assert budgetctx.list_tokenizers() == list_tokenizers()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from budgetctx import build_context
+from budgetctx import build_context, prepare
 from budgetctx.unitizers import SentenceUnitizer, TurnUnitizer, get_unitizer
 from budgetctx.unitizers._turns import dialogue_turns, is_backchannel, strip_tags
 from tests.unitizers._invariants import assert_segmentation_valid
@@ -107,3 +107,41 @@ def test_forms_and_repeated_sections_are_not_dialogues() -> None:
     assert dialogue_turns(flowsheet) is None
     notes = "Nurse note: stable.\nMD note: stable overnight.\n" * 4
     assert dialogue_turns(notes) is None
+
+
+SCRIPT = (
+    "OWEN : My death.\nANNA : It was you.\nOWEN : The brakes were cut.\n"
+    "ANNA : Who would do that?\nOWEN : Yes.\nANNA : The money was gone.\n"
+    "OWEN : He took the car.\nANNA : Then we go tonight.\n"
+)
+
+
+def test_turn_statistics_tell_a_transcript_from_a_script() -> None:
+    from budgetctx.unitizers._turns import turn_statistics
+
+    visit = turn_statistics(VISIT + "[patient] Um, it was, uh, bad.\n")
+    script = turn_statistics(SCRIPT)
+    assert visit is not None and script is not None
+    assert visit.spontaneous and visit.backchannel_share > 0.3 and visit.hesitation_rate > 0.01
+    assert not script.spontaneous and script.hesitation_rate == 0.0
+    assert script.backchannel_share == 1 / 8  # "Yes." only
+    assert turn_statistics("Chest pain. Troponin negative.") is None
+
+
+@pytest.mark.parametrize("unitizer", ["sentence", "turn"])
+def test_units_cut_from_a_long_turn_keep_their_speaker(unitizer: str) -> None:
+    long_turn = " ".join(f"The pain moved to site {k} on day {k}." for k in range(12))
+    text = VISIT + f"[patient] {long_turn}\n[doctor] Thank you.\n"
+    ctx = build_context(text, 150, selector="lead", unitizer=unitizer)
+    assert ctx.tokens_used <= 150 and len(ctx.units) > 2
+    # nothing is added to the context: the spans still give its text exactly
+    assert "\n".join(text[a:b] for u in ctx.units for a, b in u.spans) == ctx.text
+    for u in ctx.units:
+        # the speaker is the tag of the line the unit starts in, even without a tag in its text
+        line_start = text.rfind("\n", 0, u.spans[0][0]) + 1
+        assert u.speaker is not None and text[line_start:].startswith(f"[{u.speaker}]")
+    # every unit of the long turn, the ones after its first cut included, says who speaks
+    units = prepare(text, unitizer=unitizer).segmentation.units
+    cut = [u for u in units if "site" in u.text and not u.text.startswith("[")]
+    assert cut and {u.speaker for u in cut} == {"patient"}
+    assert build_context("Chest pain. Troponin negative.", 5).units[0].speaker is None

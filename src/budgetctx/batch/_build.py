@@ -14,11 +14,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
-from budgetctx._options import BuildOptions, check_budget, check_reserve
-from budgetctx._pins import check_pins
-from budgetctx._private_files import die_with_parent
-from budgetctx._validation import (
+from budgetctx._core.private_files import die_with_parent
+from budgetctx._core.results import Context
+from budgetctx._core.validation import (
     Constraint,
     InstanceOf,
     Interval,
@@ -28,8 +26,10 @@ from budgetctx._validation import (
     check,
     validate,
 )
-from budgetctx.context import Context
-from budgetctx.pipeline import _build, _resolve_selector, build_context
+from budgetctx._errors import BudgetCtxError, InputError, InvalidParameterError
+from budgetctx.build._options import BuildOptions, check_budget, check_reserve
+from budgetctx.build._pins import check_pins
+from budgetctx.build._pipeline import _build, _resolve_selector, build_context
 from budgetctx.representations import get_representation
 from budgetctx.tokenizers import get_tokenizer
 from budgetctx.tokenizers._native import is_native_failure

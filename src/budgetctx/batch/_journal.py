@@ -10,8 +10,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from budgetctx._core.private_files import create_private
 from budgetctx._errors import InvalidParameterError
-from budgetctx._private_files import create_private
 
 __all__ = ["Journal", "journal_path"]
 

@@ -1,7 +1,7 @@
 """One batch per output at a time: an exclusive ``flock`` on ``.OUT.lock`` beside ``OUT``.
 
 Two batches on the same OUT would both compute every row and race over the part file. This
-is the sweep's lock (:class:`budgetctx._filelock.FileLock`), keyed by the output file and
+is the sweep's lock (:class:`budgetctx._core.filelock.FileLock`), keyed by the output file and
 created 0600 like the outputs beside it.
 
 >>> import tempfile, pathlib
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from budgetctx._core.filelock import FileLock
 from budgetctx._errors import InvalidParameterError
-from budgetctx._filelock import FileLock
 
 __all__ = ["OutLock"]
 

@@ -19,9 +19,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from budgetctx._core.progress import Progress
+from budgetctx._core.results import Context
+from budgetctx._core.validation import Constraint, InstanceOf, Interval, NoneOr, OneOf, validate
 from budgetctx._errors import InputError, InvalidParameterError
-from budgetctx._progress import Progress
-from budgetctx._validation import Constraint, InstanceOf, Interval, NoneOr, OneOf, validate
 from budgetctx._version import __version__
 from budgetctx.batch._build import ContextBuilder, ItemError, build_contexts
 from budgetctx.batch._journal import Journal, journal_path
@@ -34,7 +35,6 @@ from budgetctx.batch._tables import (
     table_format,
     write_table,
 )
-from budgetctx.context import Context
 
 __all__ = ["BatchSummary", "run_batch"]
 
@@ -284,7 +284,7 @@ def _run_ray(
 ) -> None:
     import ray
 
-    from budgetctx.ray import build_contexts as ray_build_contexts
+    from budgetctx.batch.ray import build_contexts as ray_build_contexts
 
     if not ray.is_initialized():
         ray.init(address=settings["address"], log_to_driver=False, include_dashboard=False)

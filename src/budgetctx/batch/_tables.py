@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from budgetctx._core.private_files import create_private
+from budgetctx._core.results import Context
 from budgetctx._errors import InputError, InvalidParameterError
-from budgetctx._private_files import create_private
 from budgetctx.batch._build import ItemError
-from budgetctx.context import Context
 
 __all__ = [
     "OUTPUT_COLUMNS",
@@ -146,7 +146,7 @@ def _record(
 
 def text_problem(text: Any, text_field: str) -> str | None:
     """Why ``text`` cannot be condensed as a row's text (None when it can): the one rule of
-    ``budgetctx batch`` and ``budgetctx.ray``, so that both record the same rows."""
+    ``budgetctx batch`` and ``budgetctx.batch.ray``, so that both record the same rows."""
     if text is None:
         return f"{text_field!r} is null; give it a text."
     if not isinstance(text, str):

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from budgetctx._core.results import DocumentStats
 from budgetctx._errors import InvalidParameterError
 from budgetctx._version import __version__
-from budgetctx.context import DocumentStats
 from budgetctx.router import BudgetRouter, FeatureRouter, Router, TreeModel
 
 if TYPE_CHECKING:

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from budgetctx._errors import InvalidParameterError
-from budgetctx._validation import (
+from budgetctx._core.validation import (
     Boolean,
     InstanceOf,
     Interval,
@@ -17,6 +16,7 @@ from budgetctx._validation import (
     Predicate,
     validate_fields,
 )
+from budgetctx._errors import InvalidParameterError
 from budgetctx._version import __version__
 from budgetctx.eval._llm_runner import GenerationConfig
 from budgetctx.eval.datasets import parse_dataset_spec

@@ -20,6 +20,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
+from budgetctx._core.validation import (
+    Boolean,
+    InstanceOf,
+    Interval,
+    NoneOr,
+    Predicate,
+    validate_fields,
+)
 from budgetctx._errors import (
     BudgetCtxWarning,
     ContextLengthError,
@@ -27,7 +35,6 @@ from budgetctx._errors import (
     InvalidParameterError,
     UnknownComponentError,
 )
-from budgetctx._validation import Boolean, InstanceOf, Interval, NoneOr, Predicate, validate_fields
 from budgetctx.eval._labels import FULL
 from budgetctx.eval._store import SweepRow
 from budgetctx.generate import (

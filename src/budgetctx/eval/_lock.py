@@ -1,7 +1,7 @@
 """One sweep per run folder at a time: an exclusive lock on ``RUN/sweep.lock``.
 
 Two sweeps on the same folder would both plan the same tasks and pay an LLM twice for each
-prompt. The lock is :class:`budgetctx._filelock.FileLock` (dropped by the kernel when the
+prompt. The lock is :class:`budgetctx._core.filelock.FileLock` (dropped by the kernel when the
 process dies, so a killed sweep never leaves a stale lock behind).
 
 >>> import tempfile
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from budgetctx._core.filelock import FileLock
 from budgetctx._errors import InvalidParameterError
-from budgetctx._filelock import FileLock
 
 __all__ = ["RunLock"]
 

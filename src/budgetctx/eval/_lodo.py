@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from budgetctx._core.results import DocumentStats
 from budgetctx._errors import InvalidParameterError
-from budgetctx.context import DocumentStats
 from budgetctx.eval._calibrate import (
     Instance,
     calibrate_budget_router,
@@ -55,10 +55,22 @@ def grid_instances(
                 value=missing,
             )
         feats = result.get("features", {}).get(ds, {})
+        turns = result.get("turns", {}).get(ds) or [None] * len(result["ids"][ds])
         for k, example_id in enumerate(result["ids"][ds]):
             for b in result["budgets"]:
                 v = result["stats"][ds][k][str(b)]
-                stats = DocumentStats(phi=v[3], rho=v[4], length=int(v[1]), budget_ratio=v[2])
+                # The dialogue statistics (issue 21) from the grid's own record of them, so
+                # that grids written before they were route statistics still read.
+                t = turns[k] or {}
+                stats = DocumentStats(
+                    phi=v[3],
+                    rho=v[4],
+                    length=int(v[1]),
+                    budget_ratio=v[2],
+                    backchannel_share=float(t.get("backchannel_share", 0.0)),
+                    hesitation_rate=float(t.get("hesitation_rate", 0.0)),
+                    mean_turn_words=float(t.get("mean_turn_words", 0.0)),
+                )
                 scores = {c: float(by_method[c][str(b)][k]) for c in candidates}
                 insts.append(Instance(ds, example_id, int(b), stats, scores))
                 divergence[(ds, example_id, int(b))] = {
@@ -225,14 +237,19 @@ def markdown(
             cells.append("-" if est is None else f"{est[0]:.3f}")
         lines.append("| " + " | ".join(cells) + " |")
     rivals = [*candidates, *peers]
+    # The issue's goal counts Lead, each selector at its defaults and the peers; option
+    # variants ("mmr:cost_exponent=0") are candidates to route to, not rivals of it.
+    defaults = [c for c in rivals if ":" not in c]
     lines.append("")
-    for name in routers:
+    for name in [*routers, *(c for c in candidates if c not in routers)]:
         hits = sum(goal(r, name, rivals) for r in rows)
+        goal_hits = sum(goal(r, name, defaults) for r in rows)
         mean = np.mean([r.systems[name][0] for r in rows])
         best = np.mean([max(r.systems[c][0] for c in rivals if c in r.systems) for r in rows])
         lines.append(
             f"- {name}: within 0.005 of the best fixed selector or peer in {hits} of "
-            f"{len(rows)} cells; mean {mean:.4f} vs the per-cell best rival {best:.4f}"
+            f"{len(rows)} cells ({goal_hits} counting selectors at their defaults, Lead and "
+            f"the peers only); mean {mean:.4f} vs the per-cell best rival {best:.4f}"
         )
     return "\n".join(lines) + "\n"
 

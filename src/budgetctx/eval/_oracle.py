@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
-from budgetctx.pipeline import PreparedDocument
+from budgetctx.build._pipeline import PreparedDocument
 from budgetctx.selectors import Selection, SelectionProblem
 
 __all__ = ["OracleSelector", "rouge_tokens"]

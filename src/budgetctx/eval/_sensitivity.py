@@ -23,8 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from budgetctx._errors import InvalidParameterError
-from budgetctx._validation import (
+from budgetctx._core.validation import (
     Boolean,
     InstanceOf,
     Interval,
@@ -33,6 +32,7 @@ from budgetctx._validation import (
     Predicate,
     validate_fields,
 )
+from budgetctx._errors import InvalidParameterError
 from budgetctx.eval._config import SweepConfig
 from budgetctx.eval._lock import RunLock
 from budgetctx.eval._store import SweepStore

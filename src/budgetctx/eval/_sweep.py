@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from budgetctx._progress import Progress
+from budgetctx._core.progress import Progress
 from budgetctx.eval._config import SweepConfig
 from budgetctx.eval._llm_runner import LLMRunner
 from budgetctx.eval._lock import RunLock

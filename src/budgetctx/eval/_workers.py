@@ -19,15 +19,15 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from typing import Any
 
+from budgetctx._core.results import Context
 from budgetctx._errors import BudgetCtxWarning
-from budgetctx.context import Context
+from budgetctx.build._pipeline import PreparedDocument, prepare
 from budgetctx.eval._config import SelectionInput, SweepConfig
 from budgetctx.eval._labels import FULL, FULL_UNITIZER, ORACLE
 from budgetctx.eval._oracle import OracleSelector
 from budgetctx.eval._plan import Task
 from budgetctx.eval._scorer import SweepScorer
 from budgetctx.eval._store import SweepFailure, SweepRow
-from budgetctx.pipeline import PreparedDocument, prepare
 from budgetctx.selectors import parse_selector_spec
 
 __all__ = ["TaskResult", "contexts", "execute", "run_task"]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from budgetctx._registry import Registry
+from budgetctx._core.registry import Registry
 
 __all__ = [
     "Generation",

@@ -34,8 +34,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar, cast
 
+from budgetctx._core.validation import Boolean, Constraint, InstanceOf, validate
 from budgetctx._errors import BudgetCtxWarning, GenerationError, InvalidParameterError
-from budgetctx._validation import Boolean, Constraint, InstanceOf, validate
 from budgetctx.generate._base import Generation, Generator, Message, Usage, request_key
 
 __all__ = ["CachedGenerator", "ResponseCache"]

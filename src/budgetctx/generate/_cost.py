@@ -26,8 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from budgetctx._errors import InvalidParameterError, UnknownComponentError
-from budgetctx._validation import (
+from budgetctx._core.validation import (
     Constraint,
     InstanceOf,
     Interval,
@@ -36,6 +35,7 @@ from budgetctx._validation import (
     validate,
     validate_fields,
 )
+from budgetctx._errors import InvalidParameterError, UnknownComponentError
 
 __all__ = [
     "CostEstimate",

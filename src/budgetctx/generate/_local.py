@@ -19,8 +19,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from budgetctx._core.validation import Constraint, InstanceOf, Interval, NoneOr, check, validate
 from budgetctx._errors import ContextLengthError, GenerationError, InvalidParameterError
-from budgetctx._validation import Constraint, InstanceOf, Interval, NoneOr, check, validate
 from budgetctx.generate._base import Generation, Message, Usage
 
 if TYPE_CHECKING:

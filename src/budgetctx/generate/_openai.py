@@ -26,8 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import openai
 
-from budgetctx._errors import ContextLengthError, GenerationError, InvalidParameterError
-from budgetctx._validation import (
+from budgetctx._core.validation import (
     Boolean,
     Constraint,
     Interval,
@@ -35,6 +34,7 @@ from budgetctx._validation import (
     Predicate,
     validate,
 )
+from budgetctx._errors import ContextLengthError, GenerationError, InvalidParameterError
 from budgetctx.generate._base import Generation, Message, Usage
 from budgetctx.generate._endpoint import make_client
 from budgetctx.generate._failure import (

@@ -25,8 +25,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from budgetctx._core.validation import Predicate, check
 from budgetctx._errors import InvalidParameterError
-from budgetctx._validation import Predicate, check
 
 __all__ = ["DEFAULT_LABELS", "parse_label"]
 

@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal, get_args
 
-from budgetctx._errors import InvalidParameterError, UnknownComponentError
-from budgetctx._validation import (
+from budgetctx._core.validation import (
     Constraint,
     InstanceOf,
     Interval,
@@ -36,6 +35,7 @@ from budgetctx._validation import (
     Predicate,
     validate_fields,
 )
+from budgetctx._errors import InvalidParameterError, UnknownComponentError
 from budgetctx.generate._base import Message
 
 __all__ = [

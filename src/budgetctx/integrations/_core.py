@@ -22,13 +22,13 @@ from typing import Any
 
 import regex
 
-from budgetctx._documents import Document
+from budgetctx._core.validation import Boolean, Predicate, check, short_repr
 from budgetctx._errors import InputError, InvalidParameterError
-from budgetctx._options import DEFAULT_SELECTOR, BuildOptions, check_budget
-from budgetctx._pins import _FLAGS as _PIN_FLAGS
-from budgetctx._pins import _as_pins, is_pin, pin_regex
-from budgetctx._validation import Boolean, Predicate, check, short_repr
 from budgetctx.batch._build import ContextBuilder
+from budgetctx.build._documents import Document
+from budgetctx.build._options import DEFAULT_SELECTOR, BuildOptions, check_budget
+from budgetctx.build._pins import _FLAGS as _PIN_FLAGS
+from budgetctx.build._pins import _as_pins, is_pin, pin_regex
 
 __all__ = [
     "DEFAULT_SELECTOR",

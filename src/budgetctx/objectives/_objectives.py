@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx._validation import Constraint, InstanceOf, Interval, Predicate, validate
+from budgetctx._core.validation import Constraint, InstanceOf, Interval, Predicate, validate
 from budgetctx.representations import UnitFeatures
 
 __all__ = ["FacilityLocation", "LogDet", "Objective", "RCDObjective", "Relevance"]

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
-from budgetctx._registry import Registry
+from budgetctx._core.registry import Registry
 
 __all__ = [
     "Encoded",

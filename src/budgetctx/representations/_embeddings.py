@@ -11,9 +11,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from budgetctx._component import Component
+from budgetctx._core.component import Component
+from budgetctx._core.validation import Constraint, Interval, Predicate, check
 from budgetctx._errors import InvalidParameterError, TokenizerError
-from budgetctx._validation import Constraint, Interval, Predicate, check
 from budgetctx.representations._base import Encoded
 
 __all__ = ["EmbeddingRepresentation", "resolve_model_path"]

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from budgetctx._component import Component
-from budgetctx._validation import (
+from budgetctx._core.component import Component
+from budgetctx._core.validation import (
     Boolean,
     Constraint,
     NoneOr,

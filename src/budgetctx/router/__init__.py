@@ -11,7 +11,7 @@ True
 
 from __future__ import annotations
 
-from budgetctx.context import DocumentStats, RouteDecision
+from budgetctx._core.results import DocumentStats, RouteDecision
 from budgetctx.router._budget import BudgetRouter
 from budgetctx.router._config import (
     CONFIG_VERSION,

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from budgetctx._core.results import DocumentStats, RouteDecision
 from budgetctx._errors import InvalidParameterError
-from budgetctx.context import DocumentStats, RouteDecision
 
 __all__ = ["BudgetRouter"]
 

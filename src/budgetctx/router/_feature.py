@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from budgetctx._core.results import DocumentStats, RouteDecision
 from budgetctx._errors import InvalidParameterError
-from budgetctx.context import DocumentStats, RouteDecision
 from budgetctx.router._budget import BudgetRouter, _name
 from budgetctx.router._stats import STAT_NAMES
 from budgetctx.router._tree import TreeModel
@@ -116,7 +116,8 @@ class FeatureRouter:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> FeatureRouter:
         names = config.get("features", list(STAT_NAMES))
-        if not isinstance(names, list) or tuple(names) != STAT_NAMES:
+        # A tree fitted before the dialogue statistics existed reads the first five only.
+        if not isinstance(names, list) or tuple(names) not in (STAT_NAMES, STAT_NAMES[:5]):
             raise ValueError(f"features must be {list(STAT_NAMES)}")
         selectors = config["selectors"]
         if not isinstance(selectors, list):
@@ -128,7 +129,7 @@ class FeatureRouter:
         if not isinstance(fallback, Mapping):
             raise ValueError(f"fallback must be an object, got {type(fallback).__name__}")
         return cls(
-            tree=TreeModel.from_dict(config["tree"], n_inputs=len(STAT_NAMES)),
+            tree=TreeModel.from_dict(config["tree"], n_inputs=len(names)),
             selectors=tuple(selectors),
             fallback=BudgetRouter.from_config(fallback),
             min_gain=float(min_gain),

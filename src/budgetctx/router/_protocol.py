@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from budgetctx.context import DocumentStats, RouteDecision
+from budgetctx._core.results import DocumentStats, RouteDecision
 
 __all__ = ["Router"]
 

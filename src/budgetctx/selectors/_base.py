@@ -10,8 +10,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from budgetctx._core.registry import Registry
 from budgetctx._errors import InvalidParameterError
-from budgetctx._registry import Registry
 from budgetctx.representations import UnitFeatures
 from budgetctx.selectors._spec import parse_selector_spec
 

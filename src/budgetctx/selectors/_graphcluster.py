@@ -8,8 +8,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from budgetctx._component import Component
-from budgetctx._validation import Constraint, Interval
+from budgetctx._core.component import Component
+from budgetctx._core.validation import Constraint, Interval
 from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
 
 __all__ = ["GraphClusterSelector"]

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from budgetctx._component import Component
-from budgetctx._validation import Boolean, Constraint, Interval
+from budgetctx._core.component import Component
+from budgetctx._core.validation import Boolean, Constraint, Interval
 from budgetctx.objectives import FacilityLocation, Objective, RCDObjective
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._greedy import lazy_greedy

@@ -62,8 +62,8 @@ from budgetctx.serve._provenance import ProvenanceStore
 from budgetctx.serve._proxy import Upstream
 from budgetctx.serve._requests import ContextRequest, parse_context_request
 from budgetctx.serve._responses import apply_fitted, to_messages
-from budgetctx.serve._security import Guard, Policy, ProvenanceOwners
-from budgetctx.serve._store import SqliteProvenanceStore
+from budgetctx.serve._security import PRINCIPAL, Guard, Policy, ProvenanceOwners
+from budgetctx.serve._store import SqliteProvenanceStore, default_provenance_path
 from budgetctx.tokenizers import is_exact
 
 __all__ = ["create_app"]
@@ -90,18 +90,19 @@ class _State:
         self.config = config
         self.policy = Policy.build(config.security, bound_host=bound_host)
         self.slots = SelectionSlots(config.limits.max_selections)
-        self.owners = ProvenanceOwners(config.provenance_size)
         self.resolver = Resolver(config)
         self.store: ProvenanceStore | SqliteProvenanceStore
-        if config.provenance_path is not None and config.provenance_size > 0:
+        if config.provenance_store == "sqlite" and config.provenance_size > 0:
             self.store = SqliteProvenanceStore(
-                config.provenance_path,
+                config.provenance_path or default_provenance_path(),
                 retention_s=config.provenance_retention_s,
                 max_records=config.provenance_size,
                 keep_text=config.provenance_keep_text,
             )
+            self.owners = ProvenanceOwners(config.provenance_size, durable=self.store.owner_of)
         else:
             self.store = ProvenanceStore(size=config.provenance_size)
+            self.owners = ProvenanceOwners(config.provenance_size)
         self.metrics = Metrics()
         self.conversations = ConversationCache(size=config.conversations_size)
         self.upstream = Upstream(config.upstream) if config.upstream is not None else None
@@ -537,7 +538,7 @@ async def _forward(state: _State, request: Request, api: str) -> Response:
         selector = _selector_of(fitted)
         reused = bool(fitted.notes) and fitted.notes[0].startswith("stable prefix")
         headers["x-budgetctx-prefix"] = "reused" if reused else "new"
-        pid = state.store.put({"endpoint": endpoint, **fitted.to_dict()})
+        pid = state.store.put({"endpoint": endpoint, **fitted.to_dict()}, owner=PRINCIPAL.get())
         state.owners.claim(pid)
         if pid is not None:
             headers["x-budgetctx-provenance-id"] = pid
@@ -587,7 +588,7 @@ def _job_args(state: _State, parsed: ContextRequest) -> tuple[Any, Any, dict[str
 
 def _answer(state: _State, record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
     before, after = int(record["document_tokens"]), int(record["tokens_used"])
-    pid = state.store.put({"endpoint": "context", "context": record})
+    pid = state.store.put({"endpoint": "context", "context": record}, owner=PRINCIPAL.get())
     state.owners.claim(pid)
     state.metrics.tokens(endpoint="context", before=before, after=after)
     headers = {"x-budgetctx-tokens-before": str(before), "x-budgetctx-tokens-after": str(after)}

@@ -20,17 +20,18 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from budgetctx._errors import InvalidParameterError
-from budgetctx._validation import (
+from budgetctx._core.validation import (
     Boolean,
     Constraint,
     InstanceOf,
     Interval,
     NoneOr,
+    OneOf,
     Predicate,
     short_repr,
     validate_fields,
 )
+from budgetctx._errors import InvalidParameterError
 from budgetctx.selectors import list_selectors, parse_selector_spec
 from budgetctx.serve._security import SecurityConfig
 
@@ -185,12 +186,16 @@ class ServeConfig:
     (``{"llama3": "hf:/models/llama3/tokenizer.json"}``): requests can never name a file
     path themselves. ``default_tokenizer`` counts models that are neither configured nor known
     to the library (``None``: such a model gets a 400). ``provenance_size`` is how many
-    provenance records are held in memory (0: none are kept). ``selection_processes``: how
-    many worker processes condense (0: threads of the server process, which share one core's
-    worth of Python; N uses N cores). ``provenance_path``: a SQLite file that keeps the
-    records across restarts and replicas instead (offsets and counts, no text unless
-    ``provenance_keep_text``; created 0600; records older than ``provenance_retention_s``
-    seconds are deleted, and beyond ``provenance_size`` the oldest). ``conversations_size``:
+    provenance records are kept (0: none are kept, nothing is written). ``selection_processes``:
+    how many worker processes condense (0: threads of the server process, which share one
+    core's worth of Python; N uses N cores). ``provenance_store``: ``"sqlite"`` (the default)
+    keeps the records in a SQLite file that survives restarts and is shared by replicas on one
+    host: ``provenance_path``, by default the user's state folder
+    (:func:`~budgetctx.serve._store.default_provenance_path`); offsets and counts, no text
+    unless ``provenance_keep_text``; created 0600; records older than
+    ``provenance_retention_s`` seconds are deleted, and beyond ``provenance_size`` the oldest.
+    ``"memory"`` keeps them (with their text) in this process's memory only, lost at restart.
+    ``conversations_size``:
     how many conversations' last fits are held in memory so that the next request of each
     reuses it byte for byte as its prefix while it fits (prompt caches stay warm; 0: off).
     ``anthropic_cache_breakpoint``: on ``/v1/messages``, put an ephemeral ``cache_control``
@@ -206,6 +211,7 @@ class ServeConfig:
     limits: Limits = field(default_factory=Limits)
     provenance_size: int = 1000
     selection_processes: int = 0
+    provenance_store: str = "sqlite"
     provenance_path: str | None = None
     provenance_retention_s: float = 7 * 24 * 3600.0
     provenance_keep_text: bool = False
@@ -228,6 +234,11 @@ class ServeConfig:
         "selection_processes": Interval(
             int, 0, None, fix="0 selects in threads of the server; e.g. the number of cores."
         ),
+        "provenance_store": OneOf(
+            ("sqlite", "memory"),
+            fix="'sqlite' keeps records across restarts (offsets and counts, no text); "
+            "'memory' keeps them in this process only.",
+        ),
         "provenance_path": NoneOr(
             InstanceOf(str, "a str"), fix="e.g. '/var/lib/budgetctx/provenance.sqlite3'."
         ),
@@ -242,6 +253,14 @@ class ServeConfig:
 
     def __post_init__(self) -> None:
         validate_fields(self)
+        if self.provenance_store == "memory" and self.provenance_path is not None:
+            raise InvalidParameterError(
+                f"provenance_path is set ({self.provenance_path!r}) but provenance_store is "
+                "'memory', which writes no file; set provenance_store = 'sqlite' or remove "
+                "provenance_path.",
+                parameter="provenance_path",
+                value=self.provenance_path,
+            )
         object.__setattr__(self, "models", MappingProxyType(dict(self.models)))
         object.__setattr__(self, "tokenizers", MappingProxyType(dict(self.tokenizers)))
 
@@ -273,6 +292,8 @@ class ServeConfig:
         base_url: str | None = None,
         provenance_size: int | None = None,
         selection_processes: int | None = None,
+        provenance_store: str | None = None,
+        provenance_path: str | None = None,
     ) -> ServeConfig:
         """A copy with the CLI's flags applied; ``None`` leaves a setting as it is."""
         out = self
@@ -287,6 +308,11 @@ class ServeConfig:
             out = replace(out, provenance_size=provenance_size)
         if selection_processes is not None:
             out = replace(out, selection_processes=selection_processes)
+        if provenance_path is not None:
+            out = replace(out, provenance_store="sqlite", provenance_path=provenance_path)
+        if provenance_store is not None:
+            path = None if provenance_store == "memory" else out.provenance_path
+            out = replace(out, provenance_store=provenance_store, provenance_path=path)
         return out
 
 

@@ -1,5 +1,5 @@
 """Cache-stable condensing in the proxy: the last fit of each conversation, reused byte for
-byte as the next request's prefix while it fits (:class:`budgetctx._stable.StableFitter`).
+byte as the next request's prefix while it fits (:class:`budgetctx.chat._stable.StableFitter`).
 
 A conversation is recognised by its opening (model, budget, and its first two messages): the
 next request of the same conversation starts with the same messages and adds some. The cache
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from budgetctx import FittedMessages, InputError, count_message_tokens
-from budgetctx._stable import StableFitter
+from budgetctx.chat._stable import StableFitter
 from budgetctx.serve._jobs import fit_job, load_tokenizer
 
 __all__ = ["ConversationCache", "stable_fit_job"]
@@ -74,18 +74,25 @@ def stable_fit_job(
 ) -> tuple[int, FittedMessages | None, State | None]:
     """:func:`~budgetctx.serve._jobs.fit_job`, but reusing ``previous`` (the conversation's
     last fit) as the prefix while it fits, and refitting with headroom otherwise; also the
-    state to remember (None: nothing to remember)."""
-    if budget is None or tools:  # StableFitter does not count tool definitions
+    state to remember (None: nothing to remember). ``tools`` (the definitions' JSON) are a
+    fixed prefix: counted, and off the budget the messages get, as in ``fit_job``."""
+    tok = load_tokenizer(tokenizer)
+    fixed = tok.count(tools) if tools else 0
+    if budget is None or budget - fixed <= reserve:  # fit_job answers (or names the error)
         before, fitted = fit_job(
             messages, budget, tokenizer, reserve, selector, tools, image_tokens
         )
         return before, fitted, None
-    tok = load_tokenizer(tokenizer)
-    before = count_message_tokens(messages, tokenizer=tok, image_tokens=image_tokens)
+    before = count_message_tokens(messages, tokenizer=tok, image_tokens=image_tokens) + fixed
     if previous is None and before <= budget - reserve:
         return before, None, None
     fitter = StableFitter(
-        budget, tokenizer=tok, reserve=reserve, selector=selector, image_tokens=image_tokens
+        budget,
+        tools=tools,
+        tokenizer=tok,
+        reserve=reserve,
+        selector=selector,
+        image_tokens=image_tokens,
     )
     if previous is not None:
         fitter.restore(*previous)
@@ -95,6 +102,8 @@ def stable_fit_job(
         if exc.parameter != "budget":
             raise
         # only condensing the last user message too can fit it: fit_job's fallback
-        before, fitted = fit_job(messages, budget, tokenizer, reserve, selector, None, image_tokens)
+        before, fitted = fit_job(
+            messages, budget, tokenizer, reserve, selector, tools, image_tokens
+        )
         return before, fitted, None
     return before, fit, fitter.state

@@ -52,7 +52,9 @@ class Resolver:
             raise bad_parameter(parameter, name, "a tokenizer name", "e.g. 'o200k_base'.")
         spec = self.config.tokenizers.get(name)
         if spec is None:
-            if name.startswith("hf:") or "/" in name or "\\" in name or name.endswith(".json"):
+            # "hf:" and "tekken:" specs name files (even without a slash: the working folder's)
+            is_file = name.startswith(("hf:", "tekken:")) or name.endswith(".json")
+            if is_file or "/" in name or "\\" in name:
                 raise bad_parameter(
                     parameter,
                     name,

@@ -17,8 +17,8 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
+from budgetctx._core.validation import short_repr
 from budgetctx._errors import BudgetCtxError, InvalidParameterError
-from budgetctx._validation import short_repr
 
 __all__ = ["ApiError", "from_library"]
 

@@ -1,7 +1,9 @@
 """Provenance records held in memory by id, least recently used out first.
 
-The records hold document text, so they live only in this process's memory, for a bounded
-number of requests, and can be switched off (``size=0``): nothing is ever written to disk.
+Chosen with ``provenance_store = "memory"`` (the default is the SQLite file of
+:mod:`budgetctx.serve._store`). The records hold document text, so they live only in this
+process's memory, for a bounded number of requests, and can be switched off (``size=0``):
+nothing is ever written to disk.
 
 >>> store = ProvenanceStore(size=2)
 >>> a, b, c = (store.put({"n": i}) for i in range(3))
@@ -16,7 +18,7 @@ import uuid
 from collections import OrderedDict
 from typing import Any
 
-from budgetctx._validation import Interval, check
+from budgetctx._core.validation import Interval, check
 
 __all__ = ["ProvenanceStore"]
 
@@ -38,8 +40,9 @@ class ProvenanceStore:
     def __len__(self) -> int:
         return len(self._items)
 
-    def put(self, record: dict[str, Any]) -> str | None:
-        """Store ``record`` and return its id, or ``None`` when the store is off."""
+    def put(self, record: dict[str, Any], *, owner: str | None = None) -> str | None:
+        """Store ``record`` and return its id, or ``None`` when the store is off (``owner``:
+        kept by :class:`~budgetctx.serve._security.ProvenanceOwners` for this store)."""
         if not self.enabled:
             return None
         key = uuid.uuid4().hex

@@ -6,7 +6,7 @@ import logging
 
 import uvicorn
 
-from budgetctx._validation import InstanceOf, Interval, check
+from budgetctx._core.validation import InstanceOf, Interval, check
 from budgetctx.serve._app import create_app
 from budgetctx.serve._config import ServeConfig
 from budgetctx.serve._limits import guarded_protocol

@@ -25,7 +25,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib import resources
@@ -35,8 +35,8 @@ from typing import Any, ClassVar
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from budgetctx._core.validation import Constraint, NoneOr, Predicate, short_repr, validate_fields
 from budgetctx._errors import InvalidParameterError
-from budgetctx._validation import Constraint, NoneOr, Predicate, short_repr, validate_fields
 
 __all__ = ["PRINCIPAL", "Guard", "Policy", "ProvenanceOwners", "SecurityConfig"]
 
@@ -199,7 +199,7 @@ class Policy:
 def _viewer_csp() -> str:
     page = resources.files("budgetctx.serve").joinpath("static", "viewer.html")
     text = page.read_text(encoding="utf-8")
-    from budgetctx._html import _csp_hash
+    from budgetctx.build._html import _csp_hash
 
     scripts = re.findall(r"<script[^>]*>(.*?)</script>", text, flags=re.S)
     hashes = " ".join(_csp_hash(s) for s in scripts)
@@ -321,10 +321,15 @@ class ProvenanceOwners:
     Without authentication every caller is the same: the random 128-bit id is the secret.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(
+        self, size: int, *, durable: Callable[[str], tuple[bool, str | None]] | None = None
+    ) -> None:
         self._size = max(size, 1) * 2
         self._owners: OrderedDict[str, str | None] = OrderedDict()
         self._lock = threading.Lock()
+        # A durable store keeps each record's owner itself: after a restart the map here is
+        # empty, and a record made with a key must still be readable with that key only.
+        self._durable = durable
 
     def claim(self, key: str | None) -> None:
         if key is None:
@@ -336,6 +341,10 @@ class ProvenanceOwners:
 
     def may_read(self, key: str) -> bool:
         with self._lock:
-            if key not in self._owners:
-                return PRINCIPAL.get() is None
-            return self._owners[key] == PRINCIPAL.get()
+            if key in self._owners:
+                return self._owners[key] == PRINCIPAL.get()
+        if self._durable is not None:
+            found, owner = self._durable(key)
+            if found:
+                return owner == PRINCIPAL.get()
+        return PRINCIPAL.get() is None

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from budgetctx._core.registry import Registry
 from budgetctx._errors import UnknownComponentError
-from budgetctx._registry import Registry
 
 __all__ = ["Tokenizer", "get_tokenizer", "list_tokenizers", "register_tokenizer"]
 
@@ -55,6 +55,8 @@ def get_tokenizer(spec: str | Tokenizer, /, **options: Any) -> Tokenizer:
     if isinstance(spec, str):
         if spec.startswith("hf:"):
             return _REGISTRY.create("hf", path=spec[3:], **options)
+        if spec.startswith("tekken:"):  # a Mistral model's own tekken.json
+            return _REGISTRY.create("tekken", path=spec[7:], **options)
         if spec.endswith(".json") or ("/" in spec and Path(spec).exists()):
             return _REGISTRY.create("hf", path=spec, **options)
         if "~" in spec and not options:
@@ -109,6 +111,9 @@ def _register_builtins() -> None:
     register_tokenizer("qwen3", lambda: QuicktokTokenizer("qwen3"), aliases=("qwen2.5", "qwen2"))
     register_tokenizer("claude", lambda: EstimatedTokenizer("claude"))
     register_tokenizer("gemini", lambda: EstimatedTokenizer("gemini"))
+    from budgetctx.tokenizers._tekken import TekkenTokenizer
+
+    register_tokenizer("tekken", TekkenTokenizer, aliases=("mistral-tekken",))
 
 
 _register_builtins()

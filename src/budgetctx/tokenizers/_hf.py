@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from budgetctx._core.validation import Constraint, NoneOr, Predicate, validate
 from budgetctx._errors import TokenizerError
-from budgetctx._validation import Constraint, NoneOr, Predicate, validate
 from budgetctx.tokenizers._native import is_native_failure, native_failure
 
 __all__ = ["HFTokenizer"]

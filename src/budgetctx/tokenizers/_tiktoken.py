@@ -23,8 +23,8 @@ import regex
 import tiktoken
 from numpy.typing import NDArray
 
+from budgetctx._core.validation import Constraint, OneOf, validate
 from budgetctx._errors import TokenizerError
-from budgetctx._validation import Constraint, OneOf, validate
 from budgetctx.tokenizers._native import is_native_failure, native_failure
 
 __all__ = ["TiktokenTokenizer"]

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from budgetctx._registry import Registry
+from budgetctx._core.registry import Registry
 from budgetctx.unitizers._segment import Segment
 
 __all__ = [
@@ -28,7 +28,8 @@ class Unit:
     ``spans`` holds one exact ``(start, end)`` character span per segment; a cluster unit may
     have non-contiguous spans, and window units may share segments with their neighbours.
     ``text`` (segment texts joined by a space) is what representations see; the rendered context
-    always uses the exact segment text.
+    always uses the exact segment text. ``speaker``: in a dialogue, who says the unit (the tag
+    of the turn it starts in, as written), so that a sentence cut from a long turn keeps it.
     """
 
     id: int
@@ -37,6 +38,7 @@ class Unit:
     text: str
     kind: str = "sentence"
     section: str | None = None
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from budgetctx._component import Component
-from budgetctx._validation import Constraint, Interval, NoneOr
+from budgetctx._core.component import Component
+from budgetctx._core.validation import Constraint, Interval, NoneOr
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import Segment, segment_text
 

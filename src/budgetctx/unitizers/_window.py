@@ -9,8 +9,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from budgetctx._component import Component
-from budgetctx._validation import Constraint, Interval
+from budgetctx._core.component import Component
+from budgetctx._core.validation import Constraint, Interval
 from budgetctx.unitizers._base import Segmentation, base_groups, units_from_groups
 from budgetctx.unitizers._segment import segment_text
 from budgetctx.unitizers._sentence import MAX_WORDS, section_labels

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, ClassVar, Literal, get_args
 
-from budgetctx._validation import InstanceOf, NoneOr, OneOf, validate_fields
+from budgetctx._core.validation import InstanceOf, NoneOr, OneOf, validate_fields
 
 __all__ = ["SPLITS", "Example", "Split"]
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from budgetctx._core.registry import Registry
 from budgetctx._errors import DatasetError, InvalidParameterError
-from budgetctx._registry import Registry
 from budgetctx.eval.datasets._base import Dataset, Row
 from budgetctx.eval.datasets._example import SPLITS, Example, Split
 from budgetctx.eval.datasets._paths import resolve_data_dir

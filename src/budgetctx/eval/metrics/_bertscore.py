@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from budgetctx._core.validation import InstanceOf, Interval, check
 from budgetctx._errors import InvalidParameterError
-from budgetctx._validation import InstanceOf, Interval, check
 from budgetctx.eval.metrics._prf import PRF
 
 __all__ = ["DEFAULT_BERTSCORE_MODEL", "BERTScore", "BERTScoreBaseline"]

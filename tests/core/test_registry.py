@@ -1,0 +1,96 @@
+"""The name -> component registry: names, instances, and everything else refused clearly."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import pytest
+
+from budgetctx import InvalidParameterError, UnknownComponentError
+from budgetctx._core.registry import Registry
+
+
+@runtime_checkable
+class _Widget(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def spin(self) -> int: ...
+
+
+class _Plain:
+    name = "plain"
+
+    def __init__(self, *, speed: int = 1) -> None:
+        self.speed = speed
+
+    def spin(self) -> int:
+        return self.speed
+
+
+def _registry() -> Registry[_Widget]:
+    reg: Registry[_Widget] = Registry("widget", _Widget)
+    reg.register("plain", _Plain, aliases=("basic",))
+    return reg
+
+
+def test_names_aliases_and_instances() -> None:
+    reg = _registry()
+    assert isinstance(reg.resolve("BASIC", speed=3), _Plain)
+    inst = _Plain()
+    assert reg.resolve(inst) is inst
+
+
+@pytest.mark.parametrize("spec", [None, 3, 2.5, b"plain", ["plain"], object(), _Plain])
+def test_anything_else_is_an_invalid_parameter_naming_kind_value_and_names(spec: Any) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        _registry().resolve(spec)
+    message = str(info.value)
+    assert info.value.parameter == "widget"
+    assert message.startswith("The 'widget' parameter of get_widget must be a widget name")
+    assert f"Got {spec!r}"[:20] in message
+    assert "'plain'" in message  # the fix lists the valid names
+    assert "_Widget protocol" in message
+
+
+def test_an_instance_of_another_protocol_is_refused() -> None:
+    class NoSpin:
+        name = "nospin"
+
+    with pytest.raises(InvalidParameterError, match="'widget' parameter"):
+        _registry().resolve(NoSpin())
+
+
+def test_canonical_and_create_refuse_non_strings() -> None:
+    reg = _registry()
+    for call in (reg.canonical, reg.create):
+        with pytest.raises(InvalidParameterError, match="must be a widget name"):
+            call(None)  # type: ignore[operator]
+    with pytest.raises(UnknownComponentError):
+        reg.canonical("")
+
+
+def test_without_a_protocol_instances_pass_unchecked() -> None:
+    reg: Registry[Any] = Registry("thing")
+    marker = object()
+    assert reg.resolve(marker) is marker
+
+
+@pytest.mark.parametrize(
+    ("name", "factory", "aliases", "parameter"),
+    [
+        (None, _Plain, (), "name"),
+        ("  ", _Plain, (), "name"),
+        ("fast", None, (), "factory"),
+        ("fast", _Plain, ("",), "aliases"),
+        ("fast", _Plain, (None,), "aliases"),
+    ],
+)
+def test_register_validates_its_arguments(
+    name: Any, factory: Any, aliases: Any, parameter: str
+) -> None:
+    reg = _registry()
+    with pytest.raises(InvalidParameterError) as info:
+        reg.register(name, factory, aliases=aliases)
+    assert info.value.parameter == parameter
+    assert "fast" not in reg.names()
