@@ -103,9 +103,10 @@ def fit_job(
     """
     tok = load_tokenizer(tokenizer)
     fixed = tok.count(tools) if tools else 0
-    before = count_message_tokens(messages, tokenizer=tok, image_tokens=image_tokens) + fixed
-    if budget is None or before <= budget - reserve:
-        return before, None
+    if budget is None:
+        return count_message_tokens(
+            messages, tokenizer=tok, image_tokens=image_tokens
+        ) + fixed, None
     if budget - fixed <= reserve:
         raise InputError(
             f"The request's tool definitions alone need {fixed} tokens, and the budget is "
@@ -119,12 +120,17 @@ def fit_job(
         "selector": selector,
         "image_tokens": image_tokens,
     }
+    # One call counts and fits (messages that fit come back unchanged, counted once). Only
+    # when the verbatim part alone is over does a second call condense the last user message:
+    # the first stops at that check, before anything is unitized or selected.
     try:
-        return before, fit_messages(messages, budget - fixed, **options)
+        fitted = fit_messages(messages, budget - fixed, **options)
     except InputError as exc:
-        if exc.parameter != "budget":  # the fixed part does not fit: condense the last user
+        if exc.parameter != "budget":
             raise
-    return before, fit_messages(messages, budget - fixed, keep_last_user=False, **options)
+        fitted = fit_messages(messages, budget - fixed, keep_last_user=False, **options)
+    before = fitted.prompt_tokens_before + fixed
+    return before, (None if before <= budget - reserve else fitted)
 
 
 def init_worker(parent: int) -> None:
