@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -115,3 +117,46 @@ def test_budget_is_never_exceeded_with_a_profile(budget: int, share: str | None)
     ctx = build_context(SHORT, budget, profile=share)
     assert ctx.tokens_used <= budget
     assert np.isfinite([u.relevance for u in ctx.units]).all()
+
+
+# --profile on the CLI and "profile" in the service pass through to BuildOptions.profile
+
+
+def test_cli_select_and_demo_take_a_profile(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from budgetctx.cli import app
+
+    runner = CliRunner()
+    note = tmp_path / "note.txt"
+    note.write_text(NOTE, encoding="utf-8")
+    base = ["select", str(note), "--budget", "128", "--unitizer", "section", "--json"]
+    on = runner.invoke(app, base)
+    off = runner.invoke(app, [*base, "--profile", "none"])
+    clinical = runner.invoke(app, [*base, "--profile", "clinical"])
+    assert on.exit_code == off.exit_code == clinical.exit_code == 0, off.output
+    on_ctx, off_ctx = json.loads(on.stdout), json.loads(off.stdout)
+    assert on_ctx["params"]["profile"]["name"] == "clinical"
+    assert "profile" not in off_ctx["params"]
+    assert json.loads(clinical.stdout)["text"] == on_ctx["text"]
+    expected = build_context(NOTE, 128, unitizer="section", profile=None)
+    assert off_ctx["text"] == expected.text
+    bad = runner.invoke(app, [*base, "--profile", "surgical"])
+    assert bad.exit_code == 2 and "Unknown profile 'surgical'" in bad.stderr
+    demo = runner.invoke(app, ["demo", "--budget", "128", "--profile", "none"])
+    assert demo.exit_code == 0 and "clinical profile" not in demo.stdout
+
+
+def test_cli_batch_takes_a_profile(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from budgetctx.cli import app
+
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "a", "text": SHORT}) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    args = ["batch", str(src), "--out", str(out), "--budget", "40", "--no-progress"]
+    result = CliRunner().invoke(app, [*args, "--workers", "1", "--profile", "none"])
+    assert result.exit_code == 0, result.output
+    row = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
+    assert row["context"] == build_context(SHORT, 40, profile=None).text

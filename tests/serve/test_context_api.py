@@ -60,6 +60,22 @@ def test_every_option_reaches_the_library(proxy: Proxy) -> None:
     assert " | " in ctx["text"]
 
 
+def test_profile_reaches_the_library(proxy: Proxy) -> None:
+    # "profile": null is the library's profile=None; the default (absent) is "auto"
+    from budgetctx import build_context
+    from budgetctx.data import sample_note
+
+    note = sample_note()
+    body = {"text": note, "budget": 128, "unitizer": "section"}
+    auto = _post(proxy, "context", body).json()
+    off = _post(proxy, "context", {**body, "profile": None}).json()
+    assert auto["params"]["profile"]["name"] == "clinical"
+    assert "profile" not in off["params"]
+    assert off["text"] == build_context(note, 128, unitizer="section", profile=None).text
+    bad = _post(proxy, "context", {**body, "profile": "surgical"})
+    assert bad.status_code == 422 and bad.json()["parameter"] == "profile"
+
+
 def test_a_list_of_documents_with_ids_pins_and_reserve(proxy: Proxy) -> None:
     body = {
         "documents": [{"text": NOTE, "id": "note-1", "metadata": {"ward": "A"}}, NOTE],

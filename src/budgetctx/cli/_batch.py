@@ -14,6 +14,7 @@ from budgetctx.cli._options import (
     Budget,
     PinRegexes,
     PinSections,
+    Profile,
     Query,
     Representation,
     Reserve,
@@ -23,6 +24,7 @@ from budgetctx.cli._options import (
     Truncate,
     Unitizer,
     pins_from_options,
+    profile_from_option,
 )
 
 __all__ = ["batch"]
@@ -46,6 +48,7 @@ def batch(
     unitizer: Unitizer = "sentence",
     representation: Representation = "tfidf",
     query: Query = None,
+    profile: Profile = "auto",
     separator: Separator = "\\n",
     truncate: Truncate = False,
     pin: PinSections = None,
@@ -87,6 +90,8 @@ def batch(
         options["pin"] = pins
     if reserve:
         options["reserve"] = reserve
+    if profile != "auto":  # the default is left out, as before --profile existed
+        options["profile"] = profile_from_option(profile)
     summary = run_batch(
         input,
         out,

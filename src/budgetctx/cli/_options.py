@@ -13,6 +13,7 @@ __all__ = [
     "Budget",
     "PinRegexes",
     "PinSections",
+    "Profile",
     "Query",
     "Representation",
     "Reserve",
@@ -22,6 +23,7 @@ __all__ = [
     "Truncate",
     "Unitizer",
     "pins_from_options",
+    "profile_from_option",
 ]
 
 Budget = Annotated[int, typer.Option("--budget", "-b", help="Token budget (> 0).")]
@@ -35,6 +37,13 @@ Tokenizer = Annotated[
 Unitizer = Annotated[str, typer.Option(help="Unitizer name.")]
 Representation = Annotated[str, typer.Option(help="Representation name.")]
 Query = Annotated[str | None, typer.Option(help="Relevance query (else the centroid).")]
+Profile = Annotated[
+    str,
+    typer.Option(
+        help="What must not be lost: auto (a clinical note's safety sections, when it has "
+        "them), clinical, or none."
+    ),
+]
 Separator = Annotated[
     str,
     typer.Option(help="Text between units; \\n, \\t, \\r, \\\\ and \\uXXXX are understood."),
@@ -60,6 +69,12 @@ def pins_from_options(sections: list[str] | None, regexes: list[str] | None) -> 
     from budgetctx.build._pins import pin_regex
 
     return [*(sections or []), *(pin_regex(p) for p in regexes or [])]
+
+
+def profile_from_option(value: str) -> str | None:
+    """``--profile none`` is the library's ``profile=None``; any other name is passed on for
+    the library to check (``auto``, ``clinical``)."""
+    return None if value.strip().lower() == "none" else value
 
 
 def parse_budgets(text: str) -> tuple[int, ...]:

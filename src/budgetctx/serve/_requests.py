@@ -42,6 +42,7 @@ OPTIONS = (
     "reserve",
     "document_header",
     "document_separator",
+    "profile",
 )
 _PIN_LISTS = ("pin_sections", "pin_regex")
 _FIELDS = ("text", "documents", "budget", *OPTIONS, *_PIN_LISTS)
