@@ -86,16 +86,6 @@ def test_bad_options_raise_before_the_job(ray_local: Any) -> None:
         budgetctx.batch.ray.build_contexts(ds, 0)
 
 
-def test_cli_engine_ray_writes_the_local_output(ray_local: Any, tmp_path: Path) -> None:
-    src = tmp_path / "in.jsonl"
-    src.write_text("".join(json.dumps(r) + "\n" for r in _items()), encoding="utf-8")
-    ray_out, local_out = tmp_path / "ray.jsonl", tmp_path / "local.jsonl"
-    summary = run_batch(src, ray_out, 90, engine="ray", workers=2, selector="mmr")
-    run_batch(src, local_out, 90, selector="mmr")
-    assert summary.rows == len(_items()) and summary.errors == 1
-    assert ray_out.read_text(encoding="utf-8") == local_out.read_text(encoding="utf-8")
-
-
 def test_import_budgetctx_imports_neither_ray_nor_needs_pyarrow(tmp_path: Path) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps({"id": "a", "text": "Fever. Cultures drawn."}) + "\n")
@@ -142,6 +132,8 @@ def test_blank_rows_and_a_million_spaces_row_match_batch(ray_local: Any, tmp_pat
 
 
 def test_the_engine_ray_cli_writes_the_local_output(ray_local: Any, tmp_path: Path) -> None:
+    """``budgetctx batch --engine ray`` (run_batch's Ray engine underneath) writes, byte for
+    byte, what the one-machine engine writes, the failed row included."""
     from typer.testing import CliRunner
 
     from budgetctx.cli import app
@@ -158,3 +150,6 @@ def test_the_engine_ray_cli_writes_the_local_output(ray_local: Any, tmp_path: Pa
     local = CliRunner().invoke(app, ["batch", str(src), "--out", str(local_out), *common])
     assert local.exit_code == 0, local.output
     assert ray_out.read_text(encoding="utf-8") == local_out.read_text(encoding="utf-8")
+    written = [json.loads(line) for line in ray_out.read_text(encoding="utf-8").splitlines()]
+    assert len(written) == len(_items())
+    assert sum(r["error"] is not None for r in written) == 1
