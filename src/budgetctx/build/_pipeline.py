@@ -218,7 +218,8 @@ class PreparedDocument:
     @cached_property
     def separator_slack(self) -> int:
         """Tokens a selection may spend beyond the budget because its last segment's cost
-        counts a separator that is never rendered (:func:`budgetctx._prepare.separator_slack`).
+        counts a separator that is never rendered
+        (:func:`budgetctx.build._prepare.separator_slack`).
         0 for several documents (the last piece may be followed by a document's header)."""
         if self.layout is not None:
             return 0

@@ -99,7 +99,7 @@ def separator_slack(tok: Tokenizer, texts: Sequence[str], separator: str) -> int
     A segment's cost counts one separator after it (``count(g + separator)``), but the last
     one is never rendered, so a selection may spend up to this many tokens more than the
     budget and still render within it (issue 27: a 13-token text at budget 11 kept 4 tokens
-    where 9 fit with ``separator=" — "``); :func:`~budgetctx._render.fit_budget` still counts
+    where 9 fit with ``separator=" — "``); :func:`~budgetctx.build._render.fit_budget` still counts
     the rendered text. A separator changes only the last piece of the encoding's
     pre-tokenizer (pieces never interact, and segments end in non-space), so each distinct
     last piece is counted once; the first 0 ends the search, which for ``"\\n"`` is usually

@@ -14,22 +14,24 @@ from budgetctx.cli._format import (
     means_table,
 )
 from budgetctx.cli._options import (
+    BudgetList,
     CandidateSelectors,
     DataDir,
+    Datasets,
     Metric,
     Representation,
+    RunFolder,
     Tokenizer,
+    Workers,
     parse_budgets,
 )
 from budgetctx.selectors import parse_options, split_selector_specs
 
 
 def sweep(
-    dataset: Annotated[list[str], typer.Option("--dataset", "-d", help="Dataset (repeatable).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Run folder (resumable).")],
-    budgets: Annotated[str, typer.Option(help="Comma-separated token budgets.")] = (
-        "256,512,1024,2048"
-    ),
+    dataset: Datasets,
+    out: RunFolder,
+    budgets: BudgetList = "256,512,1024,2048",
     selectors: Annotated[
         str, typer.Option(help="Comma-separated selectors; options as name:key=value.")
     ] = "lead,shuffled,sliding,hierarchical,graphcluster,mmr,rcd",
@@ -43,7 +45,7 @@ def sweep(
         bool | None,
         typer.Option(help="Add the extractive oracle (default: yes, except with --generate)."),
     ] = None,
-    workers: Annotated[int, typer.Option(help="Processes.")] = 2,
+    workers: Workers = 2,
     generate: Annotated[
         str | None,
         typer.Option(help="Send every context to an LLM: 'local' or 'openai:MODEL'."),

@@ -3,6 +3,7 @@ two commands cannot drift apart in names, help or defaults."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -114,3 +115,7 @@ DataDir = Annotated[
     str | None,
     typer.Option("--data-dir", help="Dataset folder (default: $BUDGETCTX_DATA or ~/.cache)."),
 ]
+Datasets = Annotated[list[str], typer.Option("--dataset", "-d", help="Dataset (repeatable).")]
+RunFolder = Annotated[Path, typer.Option("--out", "-o", help="Run folder (resumable).")]
+BudgetList = Annotated[str, typer.Option(help="Comma-separated token budgets.")]
+Workers = Annotated[int, typer.Option(help="Processes.")]

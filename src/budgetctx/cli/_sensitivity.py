@@ -3,22 +3,28 @@ call :func:`budgetctx.eval._sensitivity.run_sensitivity`, print)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from budgetctx.cli._options import Representation, Tokenizer, parse_budgets
+from budgetctx.cli._options import (
+    BudgetList,
+    DataDir,
+    Datasets,
+    Representation,
+    RunFolder,
+    Tokenizer,
+    Workers,
+    parse_budgets,
+)
 
 __all__ = ["sensitivity"]
 
 
 def sensitivity(
-    dataset: Annotated[list[str], typer.Option("--dataset", "-d", help="Dataset (repeatable).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Run folder (resumable).")],
-    budgets: Annotated[str, typer.Option(help="Comma-separated token budgets.")] = (
-        "256,512,1024,2048"
-    ),
+    dataset: Datasets,
+    out: RunFolder,
+    budgets: BudgetList = "256,512,1024,2048",
     step: Annotated[
         float, typer.Option(help="Grid step on the simplex; 0.1 gives 66 weight settings.")
     ] = 0.1,
@@ -36,14 +42,11 @@ def sensitivity(
         int | None, typer.Option(help="A seeded random sample of N examples per dataset.")
     ] = None,
     unitizer: Annotated[str, typer.Option(help="Unitizer.")] = "sentence",
-    data_dir: Annotated[
-        str | None,
-        typer.Option("--data-dir", help="Dataset folder (default: $BUDGETCTX_DATA or ~/.cache)."),
-    ] = None,
+    data_dir: DataDir = None,
     tokenizer: Tokenizer = "o200k_base",
     representation: Representation = "tfidf",
     seed: Annotated[int, typer.Option(help="Seed of the split and of --sample.")] = 0,
-    workers: Annotated[int, typer.Option(help="Processes.")] = 2,
+    workers: Workers = 2,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
 ) -> None:
     """Run (or resume) RCD at every (alpha, beta, gamma) of a simplex grid; 'budgetctx report

@@ -40,6 +40,7 @@ import tiktoken
 from budgetctx._core.validation import Constraint, NoneOr, Predicate, validate
 from budgetctx._errors import TokenizerError
 from budgetctx.tokenizers._native import is_native_failure, native_failure
+from budgetctx.tokenizers._tiktoken import truncate_ids
 
 __all__ = ["TEKKEN_MODELS", "TekkenTokenizer"]
 
@@ -169,13 +170,4 @@ class TekkenTokenizer:
         return [len(self._encode(t)) for t in texts]
 
     def truncate(self, text: str, max_tokens: int) -> str:
-        ids = self._encode(text)
-        if len(ids) <= max_tokens:
-            return text
-        k = max(max_tokens, 0)
-        while k > 0:
-            prefix = self._enc.decode_bytes(ids[:k]).decode("utf-8", errors="ignore")
-            if text.startswith(prefix) and self.count(prefix) <= max_tokens:
-                return prefix
-            k -= 1
-        return ""
+        return truncate_ids(self._enc, text, self._encode(text), max_tokens, self.count)

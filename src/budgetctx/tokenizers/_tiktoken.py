@@ -14,7 +14,7 @@ import gzip
 import hashlib
 import importlib.util
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -223,17 +223,30 @@ class TiktokenTokenizer:
         return _segment_counts(self, text, ids, lengths, spans, separator), len(ids)
 
     def truncate(self, text: str, max_tokens: int) -> str:
-        ids = encode_ordinary(self._enc, text)
-        if len(ids) <= max_tokens:
-            return text
-        k = max(max_tokens, 0)
-        while k > 0:
-            # A token may end inside a multi-byte character: drop the incomplete tail.
-            prefix = self._enc.decode_bytes(ids[:k]).decode("utf-8", errors="ignore")
-            if text.startswith(prefix) and self.count(prefix) <= max_tokens:
-                return prefix
-            k -= 1
-        return ""
+        return truncate_ids(
+            self._enc, text, encode_ordinary(self._enc, text), max_tokens, self.count
+        )
+
+
+def truncate_ids(
+    enc: tiktoken.Encoding,
+    text: str,
+    ids: Sequence[int],
+    max_tokens: int,
+    count: Callable[[str], int],
+) -> str:
+    """The longest prefix of ``text`` made of a prefix of its token ``ids`` that ``count``
+    says is at most ``max_tokens`` (for any tiktoken BPE: o200k, cl100k, Tekken)."""
+    if len(ids) <= max_tokens:
+        return text
+    k = max(max_tokens, 0)
+    while k > 0:
+        # A token may end inside a multi-byte character: drop the incomplete tail.
+        prefix = enc.decode_bytes(ids[:k]).decode("utf-8", errors="ignore")
+        if text.startswith(prefix) and count(prefix) <= max_tokens:
+            return prefix
+        k -= 1
+    return ""
 
 
 # --- counting segments from one encoding of their document ------------------------------------
