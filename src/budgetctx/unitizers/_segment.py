@@ -12,6 +12,7 @@ sentence boundaries inside each block of running text. blingfire keeps most abbr
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import functools
 import itertools
@@ -210,6 +211,17 @@ _TRAILING_MARKER = re.compile(r"(?<=[:.;])\s+\(?(?P<n>\d{1,3})[.)]$")
 _NAME_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.\s+[A-Z][\w'\-]+\.(?=\s+[A-Z])")
 #: Literal text that every match of _NAME_END contains (a cheap test before the regex).
 _NAME_TITLES = ("Dr.", "Mr.", "Mrs.", "Ms.", "Prof.")
+#: Where a match of _NAME_END can start (one cannot start inside another: a scan finds all).
+_TITLE_AT = re.compile(r"(?:Dr|Mr|Mrs|Ms|Prof)\.")
+
+
+def _title_positions(chunk: str) -> list[int]:
+    """Ascending offsets of every title (``Dr.``, ``Mrs.``, ...) in ``chunk``."""
+    if not any(t in chunk for t in _NAME_TITLES):
+        return []
+    return [m.start() for m in _TITLE_AT.finditer(chunk)]
+
+
 #: What every match of _TITLE_END ends with.
 _TITLE_ENDINGS = ("Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Drs.")
 _ABBREV_END = re.compile(
@@ -507,13 +519,16 @@ def _split_block(
     chunk = text[start:end]
     offsets = _sentence_spans(chunk)
     spans = []
-    # one search of the block for "Dr. Lee." instead of one per sentence (most blocks have none),
-    # and none where no title occurs: substring tests are many times faster than the regex
-    names = any(t in chunk for t in _NAME_TITLES) and _NAME_END.search(chunk) is not None
+    # "Dr. Lee." is looked for only where a title occurs: every match of _NAME_END starts at
+    # one (found by substring tests, then one scan for their positions), so a block without
+    # one is skipped, and only the sentences that hold one are searched, each as before.
+    titles = _title_positions(chunk)
+    names = any(_NAME_END.match(chunk, p) for p in titles)
     for a, b in offsets:
         if not _NON_SPACE.search(chunk, a, b):
             continue
-        for name_end in _NAME_END.finditer(chunk, a, b) if names else ():
+        held = names and bisect.bisect_left(titles, b) > bisect.bisect_left(titles, a)
+        for name_end in _NAME_END.finditer(chunk, a, b) if held else ():
             cut = name_end.end()
             # searches, not slices: a sentence of many "Dr. Lee." would be quadratic
             after = _NON_SPACE.search(chunk, cut, b)
