@@ -142,6 +142,27 @@ def _encoding(name: str) -> tiktoken.Encoding:
 # every run that could panic is caught; a short text skips the search.
 _LONG_WHITESPACE = 65_536
 _LONG_RUN = re.compile(rf"\s{{{_LONG_WHITESPACE}}}")
+_NOT_SPACE = re.compile(r"\S")
+
+
+def _long_run(text: str) -> bool:
+    r"""``_LONG_RUN.search(text) is not None``, without the regex's pass over the whole text
+    (a seventh of an encoding at 64k tokens). A run of ``n`` whitespace characters holds a
+    multiple of ``n // 2``, so only the runs through those positions are measured: from the
+    run's end, its last ``n`` characters are whitespace or it is shorter (``str.isspace`` and
+    the pattern's ``\s`` are the same test). A test checks it against the regex."""
+    n = _LONG_WHITESPACE
+    if len(text) < n:
+        return False
+    if n < 64:  # a threshold lowered by a test: the regex itself
+        return _LONG_RUN.search(text) is not None
+    for p in range(0, len(text), n // 2):
+        if text[p].isspace():
+            m = _NOT_SPACE.search(text, p)
+            end = m.start() if m is not None else len(text)
+            if end >= n and text[end - n].isspace() and text[end - n : end].isspace():
+                return True
+    return False
 
 
 @functools.cache
@@ -153,7 +174,7 @@ def encode_ordinary(enc: tiktoken.Encoding, text: str) -> list[int]:
     """``enc.encode_ordinary(text)``, without handing tiktoken a piece that makes it panic,
     and with any other native failure raised as an :class:`~budgetctx.InputError`."""
     try:
-        if len(text) < _LONG_WHITESPACE or _LONG_RUN.search(text) is None:
+        if not _long_run(text):
             return enc.encode_ordinary(text)
         encode_piece = enc._encode_single_piece
         return [i for piece in _pieces(enc.name).findall(text) for i in encode_piece(piece)]
@@ -170,7 +191,7 @@ def encode_array(enc: tiktoken.Encoding, text: str) -> NDArray[np.uint32]:
     which is what ``encode_ordinary`` does (a test compares them); a long whitespace run, an
     older tiktoken or text that is not valid UTF-8 take the list path."""
     to_buffer = getattr(getattr(enc, "_core_bpe", None), "encode_to_tiktoken_buffer", None)
-    if to_buffer is not None and (len(text) < _LONG_WHITESPACE or _LONG_RUN.search(text) is None):
+    if to_buffer is not None and not _long_run(text):
         try:
             return np.frombuffer(to_buffer(text, _NO_SPECIAL), dtype=np.uint32)
         except UnicodeEncodeError:
