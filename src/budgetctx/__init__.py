@@ -14,6 +14,8 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from budgetctx._core.results import (
     Context,
     DocumentStats,
@@ -33,7 +35,6 @@ from budgetctx._errors import (
     UnknownComponentError,
 )
 from budgetctx._version import __version__
-from budgetctx.batch import ItemError, build_contexts
 from budgetctx.build import (
     BuildOptions,
     Document,
@@ -75,6 +76,29 @@ from budgetctx.unitizers import (
     get_unitizer,
     list_unitizers,
 )
+
+if TYPE_CHECKING:
+    from budgetctx.batch import ItemError, build_contexts
+
+#: Public names imported on first use (PEP 562): budgetctx.batch brings multiprocessing and
+#: concurrent.futures.process, which a one-document call (and the CLI's select) never needs.
+_LAZY = {"ItemError": "budgetctx.batch", "build_contexts": "budgetctx.batch"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'budgetctx' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 # What users call. The types a custom component is written against (Selection,
 # SelectionProblem, Segmentation, Unit, UnitFeatures) stay importable here, but belong to
