@@ -23,9 +23,9 @@ import regex
 import tiktoken
 from numpy.typing import NDArray
 
+import budgetctx.tokenizers._rank_cache as _rank_cache
 from budgetctx._core.validation import Constraint, OneOf, validate
 from budgetctx._errors import TokenizerError
-from budgetctx.tokenizers import _rank_cache
 from budgetctx.tokenizers._native import is_native_failure, native_failure
 
 __all__ = ["TiktokenTokenizer"]
