@@ -14,9 +14,10 @@ import budgetctx.data
 NOTE = Path(budgetctx.data.__file__).with_name("sample_discharge_note.txt")
 
 #: Loaded on first use only: process pools and the batch journal (build_contexts, run_batch),
-#: the command line's libraries, the cache folder lookup.
+#: the chat functions, the command line's libraries, the cache folder lookup.
 NOT_AT_IMPORT = (
     "budgetctx.batch",
+    "budgetctx.chat",
     "budgetctx.cli",
     "multiprocessing",
     "concurrent.futures.process",
@@ -27,7 +28,14 @@ NOT_AT_IMPORT = (
     "platformdirs",
 )
 #: ``budgetctx select FILE``: one document, printed as text.
-NOT_IN_SELECT = ("budgetctx.batch", "multiprocessing", "concurrent.futures.process", "rich")
+NOT_IN_SELECT = (
+    "budgetctx.batch",
+    "budgetctx.chat",
+    "budgetctx.build._html",
+    "multiprocessing",
+    "concurrent.futures.process",
+    "rich",
+)
 
 
 def _loaded(code: str, names: tuple[str, ...]) -> list[str]:

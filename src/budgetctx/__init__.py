@@ -44,13 +44,6 @@ from budgetctx.build import (
     pin_regex,
     prepare,
 )
-from budgetctx.chat import (
-    FittedMessages,
-    MessageProvenance,
-    afit_messages,
-    count_message_tokens,
-    fit_messages,
-)
 
 # UnitFeatures, Selection, SelectionProblem, Segmentation and Unit stay importable from here as
 # before, but are not in __all__ below: they belong to their namespaces.
@@ -79,10 +72,26 @@ from budgetctx.unitizers import (
 
 if TYPE_CHECKING:
     from budgetctx.batch import ItemError, build_contexts
+    from budgetctx.chat import (
+        FittedMessages,
+        MessageProvenance,
+        afit_messages,
+        count_message_tokens,
+        fit_messages,
+    )
 
 #: Public names imported on first use (PEP 562): budgetctx.batch brings multiprocessing and
-#: concurrent.futures.process, which a one-document call (and the CLI's select) never needs.
-_LAZY = {"ItemError": "budgetctx.batch", "build_contexts": "budgetctx.batch"}
+#: concurrent.futures.process, and budgetctx.chat its message models, which a one-document
+#: call (and the CLI's select) never needs.
+_LAZY = {
+    "ItemError": "budgetctx.batch",
+    "build_contexts": "budgetctx.batch",
+    "FittedMessages": "budgetctx.chat",
+    "MessageProvenance": "budgetctx.chat",
+    "afit_messages": "budgetctx.chat",
+    "count_message_tokens": "budgetctx.chat",
+    "fit_messages": "budgetctx.chat",
+}
 
 
 def __getattr__(name: str) -> Any:
