@@ -1,18 +1,22 @@
-"""Static word-piece embeddings: query relevance by meaning with numpy only.
+"""Static word embeddings: query relevance by meaning with numpy only.
 
-The bundled artifact ``budgetctx/data/static_minilm.npz`` (1.03 MB, under 1 MiB) holds a
-256-dimensional vector for each of the 27,728 Latin-script word pieces of all-MiniLM-L6-v2's
-vocabulary: the model's output for the piece alone (model2vec's distillation), PCA-reduced,
-weighted by model2vec's Zipf/SIF rule and kept at 1 bit a value (its sign, with one float16
-scale per row and one spread per dimension). At the same size, 256 dimensions at 1 bit found
-more paraphrased needles than 64 at 4 bits (docs/results.md, issue 22). The recipe and the
-command that rebuilds it are in :mod:`budgetctx.representations._static_build`.
+The bundled artifact ``budgetctx/data/static_minilm.npz`` (1.0 MB, under 1 MiB) holds a
+160-dimensional vector for each of the 21,844 whole words (Latin script, two characters or
+more, no ``##`` continuation pieces, no numbers) of all-MiniLM-L6-v2's word-piece vocabulary:
+the model's output for the word alone (model2vec's distillation), PCA-reduced, weighted by
+model2vec's Zipf/SIF rule and kept at 2 bits a value (four Lloyd-Max levels, with one
+float16 scale per row and one spread per dimension). At the same size this found more
+paraphrased needles than 256 dimensions at 1 bit over every piece (docs/results.md, issue
+22). The recipe and the command that rebuilds it are in
+:mod:`budgetctx.representations._static_build`.
 Licences: the weights are Apache-2.0 (sentence-transformers), model2vec is MIT.
 
-A text's vector is the normalised sum of its pieces' vectors, stop words and punctuation left
+A text's vector is the normalised sum of its words' vectors, stop words and punctuation left
 out: "Which relative owns birds?" lands near "cousin ... keeps 14 parrots", which TF-IDF
-cannot see (no shared term). No torch, no tokenizer library: the BERT uncased word-piece
-split is a few lines, and lookups are cached per word.
+cannot see (no shared term). A word outside the vocabulary counts as its longest known prefix
+(BERT's first word piece) when that covers at least two thirds of it ("parrots" ->
+"parrot"), and not at all otherwise (a fragment such as "gi" of "girders" means nothing).
+No torch, no tokenizer library; lookups are cached per word.
 
 >>> enc = StaticEmbeddings.load()
 >>> v = enc.encode(["My cousin keeps parrots.", "Fix the boiler.", "Which relative owns birds?"])
@@ -26,16 +30,18 @@ from __future__ import annotations
 import functools
 import importlib.resources
 import json
+import math
 import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx.representations._static_build import checksum, unpack_signs
+from budgetctx.representations._static_build import checksum, unpack2, unpack_signs
 from budgetctx.representations._tfidf_core import ENGLISH_STOP_WORDS
 
 __all__ = ["ARTIFACT", "StaticEmbeddings", "semantic_relevance", "static_available"]
@@ -43,6 +49,11 @@ __all__ = ["ARTIFACT", "StaticEmbeddings", "semantic_relevance", "static_availab
 #: The bundled artifact's file name in ``budgetctx.data``.
 ARTIFACT = "static_minilm.npz"
 _MAX_WORD = 100  # BERT's limit: a longer "word" is unknown
+#: A word outside the vocabulary counts as its longest known prefix only when that prefix
+#: covers at least this share of it (an inflected or derived form, "parrots" -> "parrot").
+#: Chosen on the needle benchmark's validation documents: better than every prefix (BERT's
+#: first piece) or whole words only, under each of four quantizations (docs/results.md).
+PREFIX_COVER = Fraction(2, 3)
 
 
 class ArtifactError(RuntimeError):
@@ -102,8 +113,9 @@ class StaticEmbeddings:
             )
         tokens = arrays["vocab"].tobytes().decode("utf-8").split("\n")
         packed, scales = arrays["vectors"], arrays["scales"].astype(np.float32)
-        if meta["bits"] == 1:
-            vectors = unpack_signs(packed, arrays["scales"], arrays["dim_scales"])
+        if meta["bits"] in (1, 2):
+            unpack = unpack_signs if meta["bits"] == 1 else unpack2
+            vectors = unpack(packed, arrays["scales"], arrays["dim_scales"])
             return cls({t: i for i, t in enumerate(tokens)}, vectors, meta)
         if meta["bits"] == 4:
             lo = (packed & 0xF).astype(np.int8)
@@ -121,28 +133,19 @@ class StaticEmbeddings:
         return int(self.vectors.shape[1])
 
     def _pieces(self, word: str) -> tuple[int, ...]:
-        """Greedy longest-match word pieces of one word (BERT's WordPiece); () if unknown."""
+        """The row of one word: itself, or its longest known prefix when that covers
+        :data:`PREFIX_COVER` of it (the first piece of BERT's WordPiece split); () if none."""
         hit = self._cache.get(word)
         if hit is not None:
             return hit
-        ids: list[int] = []
-        if len(word) <= _MAX_WORD:
-            start = 0
-            while start < len(word):
-                end = len(word)
-                found = -1
-                while end > start:
-                    piece = word[start:end] if start == 0 else "##" + word[start:end]
-                    found = self.vocab.get(piece, -1)
-                    if found >= 0:
-                        break
-                    end -= 1
-                if found < 0:
-                    ids = []
+        found = self.vocab.get(word, -1) if len(word) <= _MAX_WORD else -1
+        if found < 0 and len(word) <= _MAX_WORD:
+            shortest = max(1, math.ceil(len(word) * PREFIX_COVER))
+            for end in range(len(word) - 1, shortest - 1, -1):
+                found = self.vocab.get(word[:end], -1)
+                if found >= 0:
                     break
-                ids.append(found)
-                start = end
-        out = tuple(ids)
+        out = (found,) if found >= 0 else ()
         if len(self._cache) < 200_000:
             self._cache[word] = out
         return out
