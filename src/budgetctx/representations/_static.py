@@ -1,11 +1,11 @@
 """Static word embeddings: query relevance by meaning with numpy only.
 
-The bundled artifact ``budgetctx/data/static_minilm.npz`` (1.0 MB, under 1 MiB) holds a
+The bundled artifact ``budgetctx/data/static_minilm.npz`` (0.96 MB, under 1 MiB) holds a
 160-dimensional vector for each of the 21,844 whole words (Latin script, two characters or
 more, no ``##`` continuation pieces, no numbers) of all-MiniLM-L6-v2's word-piece vocabulary:
 the model's output for the word alone (model2vec's distillation), PCA-reduced, weighted by
 model2vec's Zipf/SIF rule and kept at 2 bits a value (four Lloyd-Max levels, with one
-float16 scale per row and one spread per dimension). At the same size this found more
+float16 scale per row and one spread per dimension). In a smaller file this found more
 paraphrased needles than 256 dimensions at 1 bit over every piece (docs/results.md, issue
 22). The recipe and the command that rebuilds it are in
 :mod:`budgetctx.representations._static_build`.
