@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -160,3 +163,25 @@ def test_cli_batch_takes_a_profile(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     row = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
     assert row["context"] == build_context(SHORT, 40, profile=None).text
+
+
+def test_piped_demo_fits_80_columns_and_explains_itself() -> None:
+    # a pipe is not a terminal: rich lays the page out at 80 columns, and the provenance
+    # table must fit by wrapping its text column, not by dropping the spans or the section
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "budgetctx.cli", "demo"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    header = next(line for line in lines if "chars" in line and "section" in line)
+    assert header.split() == ["unit", "chars", "tok", "rank", "rel", "section", "text"]
+    flat = " ".join(proc.stdout.split())
+    assert "ALLERGIES: Lisinopril (angioedema)." in flat  # the kept text is shown, wrapped
+    assert "relevance = similarity to the note as a whole" in flat
+    assert "clinical profile pinned ALLERGIES, DISCHARGE MEDICATIONS" in flat

@@ -1,18 +1,24 @@
-"""Static word-piece embeddings: query relevance by meaning with numpy only.
+"""Static word embeddings: query relevance by meaning with numpy only.
 
 The bundled artifact ``budgetctx/data/static_minilm.npz`` (1.03 MB, under 1 MiB) holds a
-256-dimensional vector for each of the 27,728 Latin-script word pieces of all-MiniLM-L6-v2's
-vocabulary: the model's output for the piece alone (model2vec's distillation), PCA-reduced,
-weighted by model2vec's Zipf/SIF rule and kept at 1 bit a value (its sign, with one float16
-scale per row and one spread per dimension). At the same size, 256 dimensions at 1 bit found
-more paraphrased needles than 64 at 4 bits (docs/results.md, issue 22). The recipe and the
-command that rebuilds it are in :mod:`budgetctx.representations._static_build`.
+160-dimensional vector for each of the 21,844 whole words (Latin script, two characters or
+more, no ``##`` continuation pieces, no numbers) of all-MiniLM-L6-v2's word-piece vocabulary,
+and a 48-dimensional one (the first 48 of the same components) for each of its 4,924 Latin
+``##`` continuation pieces: the model's output for the piece alone (model2vec's
+distillation), PCA-reduced, weighted by model2vec's Zipf/SIF rule and kept at 2 bits a value
+(four Lloyd-Max levels, with one float16 scale per row and one spread per dimension). The
+recipe and the command that rebuilds it are in :mod:`budgetctx.representations._static_build`;
+how it was chosen is in docs/results.md (issue 22).
 Licences: the weights are Apache-2.0 (sentence-transformers), model2vec is MIT.
 
-A text's vector is the normalised sum of its pieces' vectors, stop words and punctuation left
+A text's vector is the normalised sum of its words' vectors, stop words and punctuation left
 out: "Which relative owns birds?" lands near "cousin ... keeps 14 parrots", which TF-IDF
-cannot see (no shared term). No torch, no tokenizer library: the BERT uncased word-piece
-split is a few lines, and lookups are cached per word.
+cannot see (no shared term). A word outside the whole words counts as its longest known
+prefix when that covers at least two thirds of it ("parrots" -> "parrot"); otherwise as
+BERT's WordPiece split of it, the mean of its pieces' vectors at half a word's weight
+("anticoagulation" -> anti ##co ##ag ##ulation), so that drug and disease names the
+vocabulary lacks still carry meaning without blurring the text's vector as a full-weight sum
+of fragments did. No torch, no tokenizer library; lookups are cached per word.
 
 >>> enc = StaticEmbeddings.load()
 >>> v = enc.encode(["My cousin keeps parrots.", "Fix the boiler.", "Which relative owns birds?"])
@@ -30,12 +36,13 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx.representations._static_build import checksum, unpack_signs
+from budgetctx.representations._static_build import checksum, unpack2, unpack_signs
 from budgetctx.representations._tfidf_core import ENGLISH_STOP_WORDS
 
 __all__ = ["ARTIFACT", "StaticEmbeddings", "semantic_relevance", "static_available"]
@@ -43,6 +50,25 @@ __all__ = ["ARTIFACT", "StaticEmbeddings", "semantic_relevance", "static_availab
 #: The bundled artifact's file name in ``budgetctx.data``.
 ARTIFACT = "static_minilm.npz"
 _MAX_WORD = 100  # BERT's limit: a longer "word" is unknown
+#: A word outside the vocabulary counts as its longest known prefix only when that prefix
+#: covers at least this share of it (an inflected or derived form, "parrots" -> "parrot").
+#: Chosen on the needle benchmark's validation documents: better than every prefix (BERT's
+#: first piece) or whole words only, under each of four quantizations (docs/results.md).
+PREFIX_COVER = Fraction(2, 3)
+#: A word split into word pieces (neither known nor covered by a prefix: "anticoagulation"
+#: -> anti ##co ##ag ##ulation) counts as the mean of its pieces' vectors times this weight:
+#: half a known word, since a piece means less than a word (needle validation, docs/results.md).
+PIECE_WEIGHT = 0.5
+_ARRAYS = (
+    "vocab",
+    "vectors",
+    "scales",
+    "dim_scales",
+    "piece_vocab",
+    "piece_vectors",
+    "piece_scales",
+    "piece_dim_scales",
+)
 
 
 class ArtifactError(RuntimeError):
@@ -70,7 +96,9 @@ class StaticEmbeddings:
     vocab: dict[str, int]
     vectors: NDArray[np.float32]
     meta: dict[str, Any]
-    _cache: dict[str, tuple[int, ...]] = field(default_factory=dict, repr=False)
+    #: continuation piece (without its "##") -> row of :attr:`vectors` (after the whole words)
+    piece_vocab: dict[str, int] = field(default_factory=dict)
+    _cache: dict[str, tuple[tuple[int, float], ...]] = field(default_factory=dict, repr=False)
 
     @classmethod
     @functools.cache
@@ -92,7 +120,7 @@ class StaticEmbeddings:
         """Read and verify an artifact written by ``_static_build`` (for example a rebuilt
         one); :meth:`load` reads the bundled one."""
         with np.load(path) as z:
-            names = [k for k in ("vocab", "vectors", "scales", "dim_scales") if k in z.files]
+            names = [k for k in _ARRAYS if k in z.files]
             arrays = {k: z[k] for k in names}
             meta: dict[str, Any] = json.loads(z["meta"].tobytes())
         if checksum(arrays) != meta.get("sha256"):
@@ -102,9 +130,21 @@ class StaticEmbeddings:
             )
         tokens = arrays["vocab"].tobytes().decode("utf-8").split("\n")
         packed, scales = arrays["vectors"], arrays["scales"].astype(np.float32)
-        if meta["bits"] == 1:
-            vectors = unpack_signs(packed, arrays["scales"], arrays["dim_scales"])
-            return cls({t: i for i, t in enumerate(tokens)}, vectors, meta)
+        vocab = {t: i for i, t in enumerate(tokens)}
+        if meta["bits"] in (1, 2):
+            unpack = unpack_signs if meta["bits"] == 1 else unpack2
+            vectors = unpack(packed, arrays["scales"], arrays["dim_scales"])
+            if "piece_vocab" not in arrays:
+                return cls(vocab, vectors, meta)
+            # the pieces hold the first components only: padded with zeros, after the words
+            short = unpack2(
+                arrays["piece_vectors"], arrays["piece_scales"], arrays["piece_dim_scales"]
+            )
+            pieces = np.zeros((len(short), vectors.shape[1]), dtype=np.float32)
+            pieces[:, : short.shape[1]] = short
+            names = arrays["piece_vocab"].tobytes().decode("utf-8").split("\n")
+            piece_vocab = {t: len(vectors) + i for i, t in enumerate(names)}
+            return cls(vocab, np.vstack([vectors, pieces]), meta, piece_vocab)
         if meta["bits"] == 4:
             lo = (packed & 0xF).astype(np.int8)
             hi = (packed >> 4).astype(np.int8)
@@ -114,50 +154,64 @@ class StaticEmbeddings:
         else:
             q = packed.view(np.int8)
         vectors = (q.astype(np.float32) * scales[:, None]).astype(np.float32)
-        return cls({t: i for i, t in enumerate(tokens)}, vectors, meta)
+        return cls(vocab, vectors, meta)
 
     @property
     def dims(self) -> int:
         return int(self.vectors.shape[1])
 
-    def _pieces(self, word: str) -> tuple[int, ...]:
-        """Greedy longest-match word pieces of one word (BERT's WordPiece); () if unknown."""
+    def _pieces(self, word: str) -> tuple[tuple[int, float], ...]:
+        """The rows of one word and their weights: itself; else its longest known prefix when
+        that covers :data:`PREFIX_COVER` of it; else BERT's WordPiece split (greedy longest
+        match: the longest whole-word prefix, then ``##`` continuation pieces), each piece
+        weighted :data:`PIECE_WEIGHT` / its number of pieces; () if none (BERT's [UNK])."""
         hit = self._cache.get(word)
         if hit is not None:
             return hit
-        ids: list[int] = []
-        if len(word) <= _MAX_WORD:
-            start = 0
-            while start < len(word):
-                end = len(word)
-                found = -1
-                while end > start:
-                    piece = word[start:end] if start == 0 else "##" + word[start:end]
-                    found = self.vocab.get(piece, -1)
-                    if found >= 0:
-                        break
-                    end -= 1
-                if found < 0:
-                    ids = []
-                    break
-                ids.append(found)
-                start = end
-        out = tuple(ids)
+        out: tuple[tuple[int, float], ...] = ()
+        if len(word) <= _MAX_WORD and not word.isdigit():  # a number means nothing alone
+            found = self.vocab.get(word, -1)
+            end = len(word)
+            while found < 0 and end > 2:  # whole-word rows have two characters or more
+                end -= 1
+                found = self.vocab.get(word[:end], -1)
+            if found >= 0 and end >= len(word) * PREFIX_COVER:
+                out = ((found, 1.0),)
+            elif self.piece_vocab:
+                out = self._split(word, found, end if found >= 0 else 1)
         if len(self._cache) < 200_000:
             self._cache[word] = out
         return out
+
+    def _split(self, word: str, first: int, start: int) -> tuple[tuple[int, float], ...]:
+        """The WordPiece continuation of ``word`` from ``start`` (``first``: the row of its
+        first piece, -1 when that is a single character or a number, which have no vector)."""
+        rows = [first] if first >= 0 else []
+        while start < len(word):
+            for end in range(len(word), start, -1):
+                row = self.piece_vocab.get(word[start:end], -1)
+                if row >= 0:
+                    break
+            else:
+                return ()  # no piece fits: BERT's [UNK], the word counts for nothing
+            rows.append(row)
+            start = end
+        weight = PIECE_WEIGHT / len(rows) if rows else 0.0
+        return tuple((r, weight) for r in rows)
 
     def encode(self, texts: list[str]) -> NDArray[np.float32]:
         """One L2-normalised row per text (all zero when no piece is known)."""
         rows: list[int] = []
         cols: list[int] = []
+        weights: list[float] = []
         for r, text in enumerate(texts):
             for w in _words(text):
                 if w in ENGLISH_STOP_WORDS or (len(w) == 1 and not w.isalnum()):
                     continue
-                for i in self._pieces(w):
+                for i, weight in self._pieces(w):
                     rows.append(r)
                     cols.append(i)
+                    weights.append(weight)
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         if rows:
             from scipy import sparse
@@ -166,7 +220,7 @@ class StaticEmbeddings:
             # faster than np.add.at at 256 dimensions; the sums' order is fixed by the CSR
             # layout, so a text's vector is the same bits on every run
             counts = sparse.csr_matrix(
-                (np.ones(len(rows), dtype=np.float32), (rows, cols)),
+                (np.asarray(weights, dtype=np.float32), (rows, cols)),
                 shape=(len(texts), len(self.vectors)),
             )
             out = np.asarray(counts @ self.vectors, dtype=np.float32)
