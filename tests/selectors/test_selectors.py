@@ -13,13 +13,14 @@ from budgetctx.selectors import (
     LeadSelector,
     MMRSelector,
     RCDSelector,
+    SelectionProblem,
     ShuffledSelector,
     SlidingSelector,
     get_selector,
     list_selectors,
     parse_selector_spec,
 )
-from tests.selectors._problems import make_problem
+from tests.selectors._problems import make_problem, random_problem
 
 # The paper's selectors, without the issue-15 defaults (no lead prior, no fragment rule), for
 # the hand-computed cases below.
@@ -302,3 +303,48 @@ def test_contract_with_new_options(spec: str, unitizer: str, mtsamples_notes: li
                 text, budget, selector=name, selector_options=options, unitizer=unitizer
             )
             check_contract(ctx, text, budget)
+
+
+# --- no-query salience option (issue 21, third pass) -----------------------------------
+
+
+def _no_query_problem(rng: np.random.Generator, n: int = 14) -> SelectionProblem:
+    from dataclasses import replace
+
+    from scipy import sparse
+
+    problem = random_problem(rng, n)
+    X = sparse.csr_matrix((rng.random((n, 10)) < 0.35).astype(float))
+    return replace(problem, features=replace(problem.features, relevance_source="centroid", X=X))
+
+
+@pytest.mark.parametrize("name", ["mmr", "rcd"])
+def test_fused_salience_is_an_option_that_changes_only_no_query_relevance(name: str) -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(7)
+    differs = 0
+    for _ in range(12):
+        problem = _no_query_problem(rng)
+        fused = get_selector(f"{name}:salience=fused").select(problem)
+        plain = get_selector(name).select(problem)
+        costs = problem.unit_costs[list(fused.order)]
+        assert int(costs.sum()) <= problem.capacity
+        differs += fused.order != plain.order
+        # with a query the option changes nothing
+        q = replace(problem, features=replace(problem.features, relevance_source="query"))
+        assert get_selector(name, salience="fused").select(q) == get_selector(name).select(q)
+    assert differs > 0
+
+
+def test_fused_mmr_fast_path_equals_reference() -> None:
+    rng = np.random.default_rng(11)
+    sel = MMRSelector(salience="fused")
+    for _ in range(15):
+        problem = _no_query_problem(rng, n=int(rng.integers(2, 20)))
+        assert sel.select(problem).order == sel.select_reference(problem).order
+
+
+def test_unknown_salience_is_refused_with_the_choices() -> None:
+    with pytest.raises(InvalidParameterError, match="fused"):
+        get_selector("rcd:salience=lexrank")

@@ -19,6 +19,7 @@ from budgetctx.selectors._priors import (
     unit_weights,
 )
 from budgetctx.selectors._query import query_coverage_weights
+from budgetctx.selectors._salience import SALIENCE_OPTION, with_salience
 
 __all__ = ["FacilitySelector", "RCDSelector"]
 
@@ -117,8 +118,11 @@ class RCDSelector(Component, name="rcd"):
     cost_exponent: float = DEFAULT_COST_EXPONENT
     position_decay: float = DEFAULT_POSITION_DECAY
     min_unit_tokens: int = DEFAULT_MIN_UNIT_TOKENS
+    #: without a query, the relevance read: "centroid" or "fused" (:mod:`._salience`)
+    salience: str = "centroid"
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "salience": SALIENCE_OPTION,
         "alpha": _WEIGHT,
         "beta": _WEIGHT,
         "gamma": _WEIGHT,
@@ -148,6 +152,7 @@ class RCDSelector(Component, name="rcd"):
         )
 
     def select(self, problem: SelectionProblem) -> Selection:
+        problem = with_salience(problem, self.salience)
         return lazy_greedy(
             problem,
             lambda: self.objective(problem),

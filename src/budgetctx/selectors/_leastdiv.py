@@ -1,0 +1,85 @@
+"""Least divergence: run several selectors, keep the context closest to its document
+(issue 21, third pass).
+
+Louis and Nenkova (2013) found that the Jensen-Shannon divergence between a summary's word
+distribution and its input's ranks summaries nearly as well as ROUGE against references
+does. Here it chooses at run time among candidate selectors that err in different ways: MMR
+(centroid salience, our best single selector), RCD and MMR reading the fused salience of
+:mod:`budgetctx.selectors._salience` (which win on reports, Cochrane and meetings where MMR
+loses). Each candidate solves the same problem; the one whose kept units' content-term mass
+diverges least from the document's (:func:`budgetctx.router.context_divergence`) is kept.
+Nothing is fitted and no reference is read: the choice is the document's own statistics.
+Selection is a few per cent of a call, so running three costs little (benchmarks/
+bench_select_settings.py --total --pairs mmr least_divergence).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from budgetctx._core.validation import Constraint, Predicate
+from budgetctx.selectors._base import Selection, SelectionProblem, get_selector
+from budgetctx._core.component import Component
+
+__all__ = ["DEFAULT_CANDIDATES", "LeastDivergenceSelector"]
+
+#: Chosen on the validation splits of every public dataset, leave-one-dataset-out
+#: (docs/results.md, issue 21 third pass).
+DEFAULT_CANDIDATES = ("mmr", "rcd:salience=fused", "mmr:salience=fused")
+
+_SELF = ("least_divergence", "divergence", "auto")
+
+
+def _candidates_ok(value: Any) -> bool:
+    if isinstance(value, str) or not isinstance(value, Sequence) or not value:
+        return False
+    for spec in value:
+        if not isinstance(spec, str) or spec.split(":", 1)[0].strip().lower() in _SELF:
+            return False
+        get_selector(spec)
+    return True
+
+
+@dataclass(frozen=True)
+class LeastDivergenceSelector(Component, name="least_divergence"):
+    """Runs every selector in ``candidates`` (specs) and keeps the selection whose context
+    diverges least from the document; ties go to the earlier candidate.
+
+    >>> LeastDivergenceSelector().candidates
+    ('mmr', 'rcd:salience=fused', 'mmr:salience=fused')
+    """
+
+    candidates: tuple[str, ...] = DEFAULT_CANDIDATES
+
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "candidates": Predicate(
+            _candidates_ok,
+            "a non-empty sequence of selector specs (not least_divergence or auto)",
+            fix="e.g. ('mmr', 'rcd:salience=fused').",
+            convert=tuple,
+        ),
+    }
+
+    def select(self, problem: SelectionProblem) -> Selection:
+        # router._divergence reads only representations; imported here so that importing the
+        # selectors does not import the router package
+        from budgetctx.router._divergence import context_divergence
+
+        best: tuple[float, Selection, str] | None = None
+        for spec in self.candidates:
+            selection = get_selector(spec).select(problem)
+            d = context_divergence(problem.features, selection.order)
+            if best is None or d < best[0]:
+                best = (d, selection, spec)
+        assert best is not None  # candidates is never empty
+        d, selection, spec = best
+        note = f"least divergence: {spec} ({d:.4f})"
+        return Selection(
+            selection.order,
+            selection.gains,
+            selection.overflow,
+            selection.objective,
+            note if selection.note is None else f"{note}; {selection.note}",
+        )
