@@ -19,9 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from budgetctx._core.component import Component
 from budgetctx._core.validation import Constraint, Predicate
 from budgetctx.selectors._base import Selection, SelectionProblem, get_selector
-from budgetctx._core.component import Component
+from budgetctx.selectors._salience import with_salience
 
 __all__ = ["DEFAULT_CANDIDATES", "LeastDivergenceSelector"]
 
@@ -65,21 +66,27 @@ class LeastDivergenceSelector(Component, name="least_divergence"):
     def select(self, problem: SelectionProblem) -> Selection:
         # router._divergence reads only representations; imported here so that importing the
         # selectors does not import the router package
-        from budgetctx.router._divergence import context_divergence
+        from budgetctx.router._divergence import context_divergences
 
-        best: tuple[float, Selection, str] | None = None
-        for spec in self.candidates:
-            selection = get_selector(spec).select(problem)
-            d = context_divergence(problem.features, selection.order)
-            if best is None or d < best[0]:
-                best = (d, selection, spec)
-        assert best is not None  # candidates is never empty
-        d, selection, spec = best
-        note = f"least divergence: {spec} ({d:.4f})"
+        specs = self.candidates
+        fused: SelectionProblem | None = None
+        selections = []
+        for spec in specs:
+            selector = get_selector(spec)
+            if getattr(selector, "salience", None) == "fused":
+                # the fused salience once for every candidate that reads it
+                fused = fused or with_salience(problem, "fused")
+                selections.append(selector.select(fused))
+            else:
+                selections.append(selector.select(problem))
+        scores = context_divergences(problem.features, [s.order for s in selections])
+        k = min(range(len(specs)), key=scores.__getitem__)  # ties: the earlier candidate
+        chosen = selections[k]
+        note = f"least divergence: {specs[k]} ({scores[k]:.4f})"
         return Selection(
-            selection.order,
-            selection.gains,
-            selection.overflow,
-            selection.objective,
-            note if selection.note is None else f"{note}; {selection.note}",
+            chosen.order,
+            chosen.gains,
+            chosen.overflow,
+            chosen.objective,
+            note if chosen.note is None else f"{note}; {chosen.note}",
         )

@@ -10,6 +10,7 @@ query's and neither option changes it.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 from budgetctx._core.validation import OneOf
@@ -28,7 +29,7 @@ SALIENCE_OPTION = OneOf(
 
 def with_salience(problem: SelectionProblem, salience: str) -> SelectionProblem:
     """``problem`` with its no-query relevance replaced as ``salience`` says (the same
-    problem when there is a query, nothing to change, or no term matrix).
+    problem when there is a query, nothing to change, no term matrix, or it is fused already).
 
     >>> from scipy import sparse
     >>> import numpy as np
@@ -48,4 +49,10 @@ def with_salience(problem: SelectionProblem, salience: str) -> SelectionProblem:
     ):
         return problem
     relevance = fused_salience(features.relevance, features.X)
-    return dataclasses.replace(problem, features=dataclasses.replace(features, relevance=relevance))
+    # "fused" as the source, so that a problem already read this way is not fused again
+    fused = dataclasses.replace(features, relevance=relevance, relevance_source="fused")
+    # a shallow copy keeps the unit costs the problem computed once (replace() would
+    # recompute them for every candidate of least_divergence)
+    out = copy.copy(problem)
+    object.__setattr__(out, "features", fused)
+    return out
