@@ -13,11 +13,14 @@ from __future__ import annotations
 import copy
 import dataclasses
 
+import numpy as np
+from numpy.typing import NDArray
+
 from budgetctx._core.validation import OneOf
 from budgetctx.representations._salience import fused_salience
 from budgetctx.selectors._base import SelectionProblem
 
-__all__ = ["SALIENCE", "SALIENCE_OPTION", "with_salience"]
+__all__ = ["SALIENCE", "SALIENCE_OPTION", "salience_weights", "with_salience"]
 
 SALIENCE = ("centroid", "fused")
 
@@ -55,4 +58,30 @@ def with_salience(problem: SelectionProblem, salience: str) -> SelectionProblem:
     # recompute them for every candidate of least_divergence)
     out = copy.copy(problem)
     object.__setattr__(out, "features", fused)
+    return out
+
+
+def salience_weights(
+    problem: SelectionProblem, weights: NDArray[np.float64] | None
+) -> NDArray[np.float64] | None:
+    """``weights`` times each unit's no-query relevance over the largest (the released
+    facility's relevance-weighted coverage); ``weights`` unchanged with a query (whose own
+    weighting :func:`~budgetctx.selectors._query.query_coverage_weights` applies), with
+    relevance given by the caller, or when no unit is salient.
+
+    >>> from budgetctx.representations import DenseKernel, UnitFeatures
+    >>> f = UnitFeatures(np.array([0.5, 0.25]), DenseKernel(np.eye(2)), "centroid")
+    >>> p = SelectionProblem(((0,), (1,)), np.array([3, 9]), f, capacity=9)
+    >>> salience_weights(p, None).tolist()
+    [1.0, 0.5]
+    """
+    features = problem.features
+    source = features.relevance_source
+    if not (source.startswith("centroid") or source == "fused") or problem.n == 0:
+        return weights
+    r = np.clip(np.asarray(features.relevance, dtype=np.float64), 0.0, None)
+    top = float(r.max())
+    if top <= 0:
+        return weights
+    out: NDArray[np.float64] = r / top if weights is None else weights * (r / top)
     return out
