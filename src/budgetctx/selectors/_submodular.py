@@ -77,7 +77,11 @@ class FacilitySelector(Component, name="facility"):
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "best_singleton": _BEST_SINGLETON,
-        "salience": NoneOr(SALIENCE_OPTION),
+        "salience": NoneOr(
+            SALIENCE_OPTION,
+            fix="'fused' (the default), 'centroid', or None ('null' in a spec) to weigh every "
+            "coverage target the same.",
+        ),
         **_GREEDY_OPTIONS,
     }
 
