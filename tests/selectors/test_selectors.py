@@ -348,3 +348,54 @@ def test_fused_mmr_fast_path_equals_reference() -> None:
 def test_unknown_salience_is_refused_with_the_choices() -> None:
     with pytest.raises(InvalidParameterError, match="fused"):
         get_selector("rcd:salience=lexrank")
+
+
+# --- least_divergence (issue 21, third pass) -------------------------------------------
+
+
+def test_least_divergence_keeps_the_candidate_closest_to_the_document() -> None:
+    from budgetctx.router import context_divergences
+    from budgetctx.selectors import LeastDivergenceSelector
+
+    rng = np.random.default_rng(3)
+    specs = ("lead", "mmr", "mmr:salience=fused")
+    chooser = LeastDivergenceSelector(candidates=specs)
+    picked = set()
+    for _ in range(12):
+        problem = _no_query_problem(rng, n=int(rng.integers(4, 20)))
+        runs = [get_selector(s).select(problem) for s in specs]
+        scores = context_divergences(problem.features, [r.order for r in runs])
+        best = int(np.argmin(scores))  # the first of equal scores, as the selector breaks ties
+        got = chooser.select(problem)
+        assert got.order == runs[best].order
+        assert got.note is not None and got.note.startswith(f"least divergence: {specs[best]} ")
+        assert int(problem.unit_costs[list(got.order)].sum()) <= problem.capacity
+        picked.add(best)
+    assert len(picked) > 1  # the choice depends on the document
+
+
+@pytest.mark.parametrize(
+    "candidates", [(), ("auto",), ("mmr", "least_divergence"), ("nope",), "mmr", (3,)]
+)
+def test_least_divergence_refuses_bad_candidates(candidates: object) -> None:
+    from budgetctx.selectors import LeastDivergenceSelector
+
+    with pytest.raises((InvalidParameterError, UnknownComponentError)):
+        LeastDivergenceSelector(candidates=candidates)  # type: ignore[arg-type]
+
+
+def test_facility_weighs_coverage_by_salience_only_without_a_query() -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(5)
+    differs = 0
+    for _ in range(12):
+        problem = _no_query_problem(rng)
+        weighted = FacilitySelector().select(problem)
+        plain = FacilitySelector(salience=None).select(problem)
+        differs += weighted.order != plain.order
+        for source in ("query", "given"):
+            other = replace(problem, features=replace(problem.features, relevance_source=source))
+            assert FacilitySelector().select(other) == FacilitySelector(salience=None).select(other)
+    assert differs > 0
+    assert get_selector("facility:salience=null").params()["salience"] is None
