@@ -112,7 +112,9 @@ def context_divergences(features: UnitFeatures, contexts: Sequence[Sequence[int]
     sums = np.bincount(row, weights=data, minlength=n)
     scale = np.divide(nnz, sums, out=np.zeros(n), where=sums > 0)
     mass = data * scale[row]
-    doc = np.bincount(X.indices, weights=mass, minlength=width)
+    doc: NDArray[np.float64] = np.bincount(X.indices, weights=mass, minlength=width).astype(
+        np.float64
+    )
     for kept in contexts:
         chosen = np.zeros(n, dtype=bool)
         chosen[np.asarray(list(kept), dtype=np.int64)] = True
@@ -120,5 +122,8 @@ def context_divergences(features: UnitFeatures, contexts: Sequence[Sequence[int]
             out.append(1.0)
             continue
         take = chosen[row]
-        out.append(_js(doc, np.bincount(X.indices[take], weights=mass[take], minlength=width)))
+        ctx: NDArray[np.float64] = np.bincount(
+            X.indices[take], weights=mass[take], minlength=width
+        ).astype(np.float64)
+        out.append(_js(doc, ctx))
     return out
