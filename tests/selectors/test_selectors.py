@@ -327,7 +327,7 @@ def test_fused_salience_is_an_option_that_changes_only_no_query_relevance(name: 
     for _ in range(12):
         problem = _no_query_problem(rng)
         fused = get_selector(f"{name}:salience=fused").select(problem)
-        plain = get_selector(name).select(problem)
+        plain = get_selector(f"{name}:salience=centroid").select(problem)
         costs = problem.unit_costs[list(fused.order)]
         assert int(costs.sum()) <= problem.capacity
         differs += fused.order != plain.order
@@ -335,6 +335,20 @@ def test_fused_salience_is_an_option_that_changes_only_no_query_relevance(name: 
         q = replace(problem, features=replace(problem.features, relevance_source="query"))
         assert get_selector(name, salience="fused").select(q) == get_selector(name).select(q)
     assert differs > 0
+
+
+def test_rcd_reads_fused_salience_by_default_and_none_is_the_papers_centroid() -> None:
+    rng = np.random.default_rng(9)
+    differs = 0
+    for _ in range(12):
+        problem = _no_query_problem(rng)
+        default = RCDSelector().select(problem)
+        assert default == RCDSelector(salience="fused").select(problem)
+        paper = RCDSelector(salience=None).select(problem)
+        assert paper == RCDSelector(salience="centroid").select(problem)
+        differs += default.order != paper.order
+    assert differs > 0
+    assert get_selector("rcd:salience=null").params()["salience"] is None
 
 
 def test_fused_mmr_fast_path_equals_reference() -> None:
