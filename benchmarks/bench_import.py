@@ -1,18 +1,27 @@
-"""Cold-start cost: ``import budgetctx`` and ``budgetctx select`` on a 2k-token note.
+"""Cold-start cost: ``import budgetctx``, ``budgetctx select`` on a 2k-token note and
+``budgetctx select --help``.
 
 Each figure is the median wall time of N fresh processes (default 5), so that module caches
-never carry over; the bare interpreter's start is printed beside it for reference. Then the
-slowest imports under ``python -X importtime -c "import budgetctx"`` (self time), to find the
-culprits. Informational only: nothing is asserted (tests check *what* is imported, not how
-fast). Last, encoding the note's sentences with budgetctx's TF-IDF beside scikit-learn's
-``TfidfVectorizer`` (when installed), which budgetctx reproduces without importing it.
+never carry over; the bare interpreter's start is printed beside it for reference. ``select``
+is timed twice: with an empty cache folder each run (a first run on a machine: the tokenizer's
+rank file is decoded and its cache written) and with a filled one (every later run). With
+``--before SRC`` every case is also run with another source tree first on the path (e.g. an
+export of main's ``src``), alternating run by run so that the machine's load hits both alike.
+Then the slowest imports under ``python -X importtime -c "import budgetctx"`` (self time), to
+find the culprits. Informational only: nothing is asserted (tests check *what* is imported,
+not how fast). Last, encoding the note's sentences with budgetctx's TF-IDF beside
+scikit-learn's ``TfidfVectorizer`` (when installed), which budgetctx reproduces without
+importing it.
 
-    .venv/bin/python benchmarks/bench_import.py [--repeat N] [--budget B]
+    .venv/bin/python benchmarks/bench_import.py [--repeat N] [--budget B] [--before SRC]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -24,13 +33,34 @@ from pathlib import Path
 HEAVY = ("sklearn", "pandas", "scipy.stats")
 
 
-def wall(cmd: list[str], repeat: int) -> tuple[float, list[float]]:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), times
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def timed(cmd: list[str], env: dict[str, str], cache: Path | None) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one run of ``cmd``; ``cache`` (the rank cache
+    folder) is emptied first. CPU time is what to compare on a busy machine: other jobs
+    stretch the wall time of a process far more than its CPU time."""
+    if cache is not None:
+        shutil.rmtree(cache, ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, env=env)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, cpu
+
+
+def environments(tmp: Path, before: Path | None) -> dict[str, dict[str, str]]:
+    """The environment of each source tree: it first on the path, its own cache folder."""
+    trees = {"after": SRC} if before is None else {"before": before, "after": SRC}
+    out = {}
+    for label, src in trees.items():
+        env = dict(os.environ, PYTHONPATH=str(src), BUDGETCTX_CACHE_DIR=str(tmp / label))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # cold, not uncompiled: .pyc files are kept
+        env.pop("BUDGETCTX_NO_CACHE", None)
+        out[label] = env
+    return out
 
 
 def note_of(tokens: int) -> str:
@@ -117,32 +147,45 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--budget", type=int, default=512)
     parser.add_argument("--tokens", type=int, default=2000, help="size of the note")
+    parser.add_argument("--before", type=Path, help="another src folder, timed alternately")
     args = parser.parse_args()
     py = sys.executable
-    with tempfile.TemporaryDirectory() as tmp:
-        note = Path(tmp) / "note.txt"
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        note = tmp / "note.txt"
         note.write_text(note_of(args.tokens), encoding="utf-8")
+        envs = environments(tmp, args.before)
         cli = "import sys; from budgetctx.cli import main; sys.argv[0] = 'budgetctx'; main()"
-        cases = {
-            "python -c pass": [py, "-c", "pass"],
-            "import budgetctx": [py, "-c", "import budgetctx"],
-            f"budgetctx select ({args.tokens}-token note, -b {args.budget})": [
-                py,
-                "-c",
-                cli,
-                "select",
-                str(note),
-                "--budget",
-                str(args.budget),
-            ],
+        select = [py, "-c", cli, "select", str(note), "--budget", str(args.budget)]
+        # label -> (command, empty the cache before each run)
+        cases: dict[str, tuple[list[str], bool]] = {
+            "python -c pass": ([py, "-c", "pass"], False),
+            "import budgetctx": ([py, "-c", "import budgetctx"], False),
+            f"select ({args.tokens}-token note, -b {args.budget}), first run": (select, True),
+            f"select ({args.tokens}-token note, -b {args.budget}), cache filled": (select, False),
+            "select --help": ([py, "-c", cli, "select", "--help"], False),
         }
-        print(f"median of {args.repeat} cold processes ({py})")
-        print(f"{'command':<48} {'median s':>9}  all runs")
-        for label, cmd in cases.items():
-            median, times = wall(cmd, args.repeat)
-            runs = " ".join(f"{t:.2f}" for t in times)
-            print(f"{label:<48} {median:9.3f}  {runs}")
-        select = cases[f"budgetctx select ({args.tokens}-token note, -b {args.budget})"]
+        for env in envs.values():  # compile every tree's .pyc files and fill its cache
+            subprocess.run(select, check=True, capture_output=True, env=env)
+        print(f"median of {args.repeat} cold processes ({py}); seconds; load {os.getloadavg()}")
+        print(f"{'command':<50} {'tree':<6} {'wall':>6} {'CPU':>6}  all runs (wall)")
+        for label, (cmd, empty) in cases.items():
+            times: dict[str, list[tuple[float, float]]] = {tree: [] for tree in envs}
+            for i in range(args.repeat):
+                order = list(envs) if i % 2 == 0 else list(reversed(envs))
+                for tree in order:
+                    cache = Path(envs[tree]["BUDGETCTX_CACHE_DIR"]) if empty else None
+                    times[tree].append(timed(cmd, envs[tree], cache))
+                if empty:  # the "cache filled" case after this one finds it filled again
+                    for env in envs.values():
+                        subprocess.run(select, check=True, capture_output=True, env=env)
+            for tree, runs in times.items():
+                walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+                shown = " ".join(f"{w:.2f}" for w in walls)
+                print(
+                    f"{label:<50} {tree:<6} {statistics.median(walls):6.3f} "
+                    f"{statistics.median(cpus):6.3f}  {shown}"
+                )
         print(f"heavy modules after select ({', '.join(HEAVY)}): {heavy_modules(select)}")
         print(f"cold `import scipy.sparse` after numpy: {scipy_sparse_import(args.repeat):.3f} s")
         text = note.read_text(encoding="utf-8")

@@ -1,11 +1,12 @@
-"""Two checkouts' segmenter and TF-IDF side by side in one process (issue 27).
+"""Two checkouts' segmenter, TF-IDF and segment counting side by side in one process (issue 27).
 
-Loads ``unitizers/_segment.py`` and ``representations/_tfidf_core.py`` from two source trees
+Loads ``unitizers/_segment.py``, ``representations/_tfidf_core.py`` and
+``tokenizers/_tiktoken.py`` (``count_segments``, separator ``"\n"``) from two source trees
 (``--before`` and ``--after``, each a ``src`` folder) and times them interleaved on the same
 documents as ``bench_floor.py`` (~2k, ~16k, ~64k tokens), beside the floor (o200k_base
 ``encode_ordinary``), in process CPU time, medians. On a busy shared machine this is the
 comparison that means something: both sides see the same load. Checks, too, that both give the
-same segments and the same TF-IDF matrices.
+same segments, the same TF-IDF matrices and the same counts.
 
     git worktree add /tmp/before <commit>
     PYTHONPATH=src python benchmarks/stages_ab.py --before /tmp/before/src --after src
@@ -70,10 +71,17 @@ def main() -> int:
     tfidf = {
         k: load(getattr(args, k), "representations/_tfidf_core.py", f"tfidf_{k}") for k in sides
     }
+    counter = {
+        k: load(getattr(args, k), "tokenizers/_tiktoken.py", f"tiktoken_{k}").TiktokenTokenizer(
+            "o200k_base"
+        )
+        for k in sides
+    }
     tok = get_tokenizer("o200k_base")
     floor = bf.floor_fn(tok)
     print(
         "document                 floor ms | segment_text ms (x floor)  | TF-IDF fit_transform ms"
+        " | count_segments ms"
     )
     for label in args.sizes:
         for name, text in bf.documents(root, tok, label):
@@ -104,10 +112,21 @@ def main() -> int:
             t_b, t_a = pair(
                 lambda f=fit["before"], u=units: f(u), lambda f=fit["after"], u=units: f(u), reps
             )
+            spans = [(s.start, s.end) for s in segs["after"]]
+            same_counts = counter["before"].count_segments(text, spans, "\n") == counter[
+                "after"
+            ].count_segments(text, spans, "\n")
+            c_b, c_a = pair(
+                lambda t=text, s=spans: counter["before"].count_segments(t, s, "\n"),
+                lambda t=text, s=spans: counter["after"].count_segments(t, s, "\n"),
+                reps,
+            )
+            same = same_segments and same_tfidf and same_counts
             print(
                 f"{name:<24} {fl:8.2f} | {s_b:7.2f} -> {s_a:7.2f} ({s_b / fl:.2f}x -> "
                 f"{s_a / fl:.2f}x) | {t_b:6.2f} -> {t_a:6.2f} ({t_b / fl:.2f}x -> {t_a / fl:.2f}x)"
-                f"{'' if same_segments and same_tfidf else '  DIFFERENT OUTPUT'}",
+                f" | {c_b:6.2f} -> {c_a:6.2f} ({c_b / fl:.2f}x -> {c_a / fl:.2f}x)"
+                f"{'' if same else '  DIFFERENT OUTPUT'}",
                 flush=True,
             )
     return 0

@@ -29,6 +29,20 @@ def _state_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         os.environ["XDG_STATE_HOME"] = before
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The cache of decoded rank files (budgetctx.tokenizers._rank_cache) in a temporary folder,
+    for every test and every process they start: tests never write to the user's cache."""
+    folder = tmp_path_factory.mktemp("cache")
+    before = os.environ.get("BUDGETCTX_CACHE_DIR")
+    os.environ["BUDGETCTX_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("BUDGETCTX_CACHE_DIR", None)
+    else:
+        os.environ["BUDGETCTX_CACHE_DIR"] = before
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The shared dataset folder; tests using it skip (with the reason) when it is absent."""

@@ -14,6 +14,8 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from budgetctx._core.results import (
     Context,
     DocumentStats,
@@ -33,7 +35,6 @@ from budgetctx._errors import (
     UnknownComponentError,
 )
 from budgetctx._version import __version__
-from budgetctx.batch import ItemError, build_contexts
 from budgetctx.build import (
     BuildOptions,
     Document,
@@ -42,13 +43,6 @@ from budgetctx.build import (
     build_context,
     pin_regex,
     prepare,
-)
-from budgetctx.chat import (
-    FittedMessages,
-    MessageProvenance,
-    afit_messages,
-    count_message_tokens,
-    fit_messages,
 )
 
 # UnitFeatures, Selection, SelectionProblem, Segmentation and Unit stay importable from here as
@@ -75,6 +69,45 @@ from budgetctx.unitizers import (
     get_unitizer,
     list_unitizers,
 )
+
+if TYPE_CHECKING:
+    from budgetctx.batch import ItemError, build_contexts
+    from budgetctx.chat import (
+        FittedMessages,
+        MessageProvenance,
+        afit_messages,
+        count_message_tokens,
+        fit_messages,
+    )
+
+#: Public names imported on first use (PEP 562): budgetctx.batch brings multiprocessing and
+#: concurrent.futures.process, and budgetctx.chat its message models, which a one-document
+#: call (and the CLI's select) never needs.
+_LAZY = {
+    "ItemError": "budgetctx.batch",
+    "build_contexts": "budgetctx.batch",
+    "FittedMessages": "budgetctx.chat",
+    "MessageProvenance": "budgetctx.chat",
+    "afit_messages": "budgetctx.chat",
+    "count_message_tokens": "budgetctx.chat",
+    "fit_messages": "budgetctx.chat",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'budgetctx' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 # What users call. The types a custom component is written against (Selection,
 # SelectionProblem, Segmentation, Unit, UnitFeatures) stay importable here, but belong to

@@ -175,3 +175,30 @@ def test_a_worker_killed_mid_batch_costs_only_its_item() -> None:
     with pytest.raises(BudgetCtxError, match="worker process died") as info:
         list(build_contexts(items, 40, workers=2, unitizer=_KillingUnitizer()))
     assert "item 3" in "".join(getattr(info.value, "__notes__", []))
+
+
+def test_the_last_items_go_in_shrinking_chunks_so_workers_finish_together(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """40 items in chunks of 8 would leave one worker doing a whole chunk (24 items against
+    16) while the other idles; the items known to be the last are sent in smaller chunks."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from budgetctx.batch import _build
+
+    sizes: list[int] = []
+
+    class Recording(ProcessPoolExecutor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+            sizes.append(len(args[0]))
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(_build, "ProcessPoolExecutor", Recording)
+    docs = notes(40)
+    got = list(build_contexts(docs, 30, workers=2, selector="lead"))
+    assert [_comparable(c) for c in got] == [
+        _comparable(build_context(d, 30, selector="lead")) for d in docs
+    ]
+    assert sum(sizes) == 40
+    assert sizes[:4] == [8, 8, 8, 8]  # window 32: two chunks per worker in flight
+    assert max(sizes[5:]) <= 2 and sizes[-1] == 1

@@ -228,3 +228,16 @@ def test_select_does_not_import_sklearn(tmp_path: Any, sample_note: str) -> None
         [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, check=True
     ).stdout
     assert json.loads(out.strip().splitlines()[-1]) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
+def test_ascii_patterns_find_the_same_terms_in_ascii_text(text: str) -> None:
+    """The ASCII-only compile used for ASCII units finds what the Unicode pattern finds (and a
+    pattern that sets its own (?u) flag keeps its own compile)."""
+    import re
+
+    from budgetctx.representations._tfidf_core import _EQUIVALENT, _ascii_findall
+
+    for pattern in (*_EQUIVALENT.values(), *_EQUIVALENT):
+        assert _ascii_findall(pattern)(text) == re.findall(pattern, text)

@@ -4,6 +4,7 @@ document equal counting every segment on its own, for any text, span and separat
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -88,13 +89,14 @@ def test_a_note_takes_two_encodings() -> None:
     spans = [(s.start, s.end) for s in segment_text(text)]
     tok = TiktokenTokenizer("o200k_base")
     calls: list[str] = []
-    encode = tok.encode
+    encode = tok._encode_array
 
-    def counting(t: str) -> list[int]:
+    def counting(t: str) -> Any:
         calls.append(t)
         return encode(t)
 
-    tok.encode = counting  # type: ignore[method-assign]
+    tok._encode_array = counting  # type: ignore[method-assign]
+    tok.encode = counting  # type: ignore[method-assign]  # (any other path counts too)
     counts, _ = tok.count_segments(text, spans, "\n")
     assert len(calls) == 2
     assert counts == [TiktokenTokenizer("o200k_base").count(text[a:b] + "\n") for a, b in spans]
@@ -109,3 +111,18 @@ def test_token_byte_lengths_read_from_the_rank_file(name: str) -> None:
     assert lengths is not None
     assert lengths.tolist() == [len(token) for token in ranks]
     assert list(ranks.values()) == list(range(len(ranks)))
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=60, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from([*_ALPHABET, "<|endoftext|>", "<|fim_prefix|>"]), max_size=60)
+)
+def test_encode_array_is_encode_ordinary(name: str, parts: list[str]) -> None:
+    """The buffer path (tiktoken's encode with no special token allowed) reads special-token
+    text as ordinary text, as encode_ordinary does: the same ids."""
+    from budgetctx.tokenizers import _tiktoken
+
+    text = "".join(parts)
+    tok = TiktokenTokenizer(name)
+    assert _tiktoken.encode_array(tok._enc, text).tolist() == tok.encode(text)

@@ -128,3 +128,31 @@ def test_is_native_failure() -> None:
     assert not is_native_failure(RuntimeError())
     err: Any = native_failure("cl100k_base", PanicException(), 5)
     assert isinstance(err, InputError) and err.value == 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    runs=st.lists(
+        st.tuples(st.sampled_from([" ", "\t", "\n", "\u3000", "\xa0"]), st.integers(0, 300)),
+        max_size=8,
+    ),
+    words=st.lists(st.sampled_from(["a", "Hello", "中文", "x."]), min_size=8, max_size=8),
+    n=st.integers(64, 200),
+)
+def test_long_run_check_equals_the_regex(
+    runs: list[tuple[str, int]], words: list[str], n: int
+) -> None:
+    # the sampled check against the regex it replaces, with the threshold scaled down so
+    # that runs just under, at and over it, at any offset, are cheap to build
+    text = "".join(w + c * k for w, (c, k) in zip(words, runs, strict=False))
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_tiktoken, "_LONG_WHITESPACE", n)
+        m.setattr(_tiktoken, "_LONG_RUN", _tiktoken.re.compile(rf"\s{{{n}}}"))
+        assert _tiktoken._long_run(text) == (_tiktoken._LONG_RUN.search(text) is not None)
+
+
+@pytest.mark.parametrize("text", RUNS)
+def test_long_run_check_finds_the_runs(text: str) -> None:
+    assert _tiktoken._long_run(text)
+    # every run cut every thousand characters: none left that long
+    assert not _tiktoken._long_run(_tiktoken.re.sub(r"\s{1000}", lambda m: m[0][1:] + "x", text))

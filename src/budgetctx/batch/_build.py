@@ -310,13 +310,17 @@ def _pooled(
     # work, a few % of a 2k-token context; two chunks per worker keep every worker busy.
     chunk = max(1, min(_MAX_CHUNK, window // (2 * workers)))
     queue: deque[tuple[list[_Entry], Future[list[Context | ItemError]]]] = deque()
+    # Items read, not yet sent. One more than the window is read, so that the last items
+    # are known to be the last before they are sent: they go in chunks that shrink (guided
+    # self-scheduling), and the workers finish together instead of one idling while the other
+    # does a whole chunk (with 40 items in chunks of 8, 24 against 16: at most 1.67x).
+    unsent: deque[_Entry] = deque()
     source = enumerate(items)
     exhausted = False
     in_flight = 0
     try:
         while True:
-            entries: list[_Entry] = []
-            while not exhausted and in_flight + len(entries) < window:
+            while not exhausted and in_flight + len(unsent) <= window:
                 nxt = next(source, None)
                 if nxt is None:
                     exhausted = True
@@ -324,17 +328,15 @@ def _pooled(
                 index, item = nxt
                 ident = item_id(item, id_field=id_field)
                 try:
-                    entries.append((index, ident, item_text(item, index, text_field=text_field)))
+                    unsent.append((index, ident, item_text(item, index, text_field=text_field)))
                 except Exception as exc:
                     if on_error == "raise":
                         exc.add_note(_naming(index, ident))
                         raise
-                    entries.append(_failure(index, ident, exc))
-                if len(entries) >= chunk:
-                    queue.append((entries, pool.submit(_run_chunk, entries)))
-                    in_flight += len(entries)
-                    entries = []
-            if entries:
+                    unsent.append(_failure(index, ident, exc))
+            while unsent and (exhausted or len(unsent) > chunk) and in_flight < window:
+                size = chunk if not exhausted else _tail_chunk(len(unsent), chunk, workers)
+                entries = [unsent.popleft() for _ in range(min(size, len(unsent)))]
                 queue.append((entries, pool.submit(_run_chunk, entries)))
                 in_flight += len(entries)
             if not queue:
@@ -400,6 +402,16 @@ def _redo_one_by_one(
 
 
 _MAX_CHUNK = 8
+
+
+def _tail_chunk(remaining: int, chunk: int, workers: int) -> int:
+    """The size of the next chunk once the input is known to end after ``remaining`` items:
+    a share of what is left per worker (halved again), so chunks shrink to one item.
+
+    >>> [_tail_chunk(r, 8, 2) for r in (30, 8, 3, 1)]
+    [8, 2, 1, 1]
+    """
+    return max(1, min(chunk, -(-remaining // (2 * workers))))
 
 
 def _raised(error: ItemError) -> BaseException:

@@ -81,7 +81,6 @@ def read_documents(
     """What the CLI condenses: one file's text (``-`` is stdin), or a list of documents from
     several files (ids are the paths as given) and/or a JSONL file (a bad line is an error
     that names it: every document of one context must be read)."""
-    from budgetctx.batch._tables import read_records
     from budgetctx.build._documents import Document
 
     if not files and jsonl is None:
@@ -104,6 +103,10 @@ def read_documents(
         return read(files[0])
     docs = [Document(read(name), id=name) for name in files]
     if jsonl is not None:
+        # Here, not at the top: budgetctx.batch brings multiprocessing and sqlite3, which
+        # condensing one file (the common, cold-start-bound call) never needs.
+        from budgetctx.batch._tables import read_records
+
         for rec in read_records(jsonl, text_field=text_field, id_field=id_field):
             if rec.error is not None and rec.text is None and "is empty" not in rec.error:
                 raise InputError(f"{jsonl}: {rec.error}", parameter="jsonl", value=rec.row)

@@ -11,9 +11,7 @@ import typer
 
 from budgetctx._core.progress import Working
 from budgetctx._errors import InputError
-from budgetctx.build._html import render_html
 from budgetctx.build._pipeline import DEFAULT_SELECTOR, build_context
-from budgetctx.chat._messages import fit_messages
 from budgetctx.cli._format import (
     context_summary,
     decode_escapes,
@@ -117,6 +115,8 @@ def select(
         document_separator=decode_escapes(document_separator),
     )
     if html_out is not None:
+        from budgetctx.build._html import render_html  # here: only --html needs it
+
         html_out.write_text(render_html(ctx, documents), encoding="utf-8")
     if as_json:
         typer.echo(json.dumps(ctx.to_dict(), ensure_ascii=False, indent=2))
@@ -162,6 +162,8 @@ def fit_messages_cmd(
     ] = False,
 ) -> None:
     """Print the chat request in FILE with its messages fitted to BUDGET prompt tokens."""
+    from budgetctx.chat._messages import fit_messages  # here: select never needs chats
+
     raw = decode_document(sys.stdin.buffer.read()) if file == "-" else read_document(Path(file))
     try:
         request = json.loads(raw)

@@ -13,6 +13,7 @@ entry for entry (same feature order, same row layout), which tests check against
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -65,6 +66,16 @@ _EQUIVALENT = {
     r"(?u)\b\w\w+\b": r"\w\w+",
     r"(?u)\b\w+(?:[./\-']\w+)*\b": r"\w+(?:[./\-']\w+)*",
 }
+
+
+@functools.cache
+def _ascii_findall(pattern: str) -> Callable[[str], list[str]]:
+    """``pattern``'s findall restricted to ASCII classes, for ASCII text only (the pattern's
+    own findall where it sets its own flags, e.g. ``(?u)``, which ASCII mode refuses)."""
+    try:
+        return re.compile(pattern, re.ASCII).findall
+    except (re.error, ValueError):  # ValueError: "ASCII and UNICODE flags are incompatible"
+        return re.compile(pattern).findall
 
 
 def _analyzer(
@@ -177,17 +188,25 @@ class TfidfCounter:
         # (row, term) pairs with numpy instead of a dict per text. Dropping stop words from
         # the distinct terms keeps the others' order of first occurrence, so the numbering
         # and the counts are those of the loop in _count_ngrams.
-        findall = re.compile(_EQUIVALENT.get(self.token_pattern, self.token_pattern)).findall
-        per_text = [findall(t.lower()) for t in texts]
-        flat = [w for words in per_text for w in words]
+        pattern = _EQUIVALENT.get(self.token_pattern, self.token_pattern)
+        findall = re.compile(pattern).findall
+        # On ASCII text an ASCII-only pattern finds the same terms (\w, \d and \s of a str
+        # pattern match no other ASCII characters), a quarter faster; map/chain/fromiter keep
+        # the per-word steps in C (a Python loop per word cost more than the regex).
+        ascii_findall = _ascii_findall(pattern)
+        per_text = [ascii_findall(t) if t.isascii() else findall(t) for t in map(str.lower, texts)]
+        flat = list(itertools.chain.from_iterable(per_text))
         stop = ENGLISH_STOP_WORDS if self.stop_words is not None else frozenset()
         distinct = (t for t in dict.fromkeys(flat) if t not in stop)
         first_seen = {t: j for j, t in enumerate(distinct)}
         n_rows = len(per_text)
         if not first_seen:
             return first_seen, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(1, np.int64)
-        ids = np.array(list(map(first_seen.get, flat, itertools.repeat(-1))), dtype=np.int64)
-        rows = np.repeat(np.arange(n_rows, dtype=np.int64), [len(w) for w in per_text])
+        ids = np.fromiter(
+            map(first_seen.get, flat, itertools.repeat(-1)), dtype=np.int64, count=len(flat)
+        )
+        lengths = np.fromiter(map(len, per_text), dtype=np.int64, count=n_rows)
+        rows = np.repeat(np.arange(n_rows, dtype=np.int64), lengths)
         kept = ids >= 0
         size = len(first_seen)
         pairs, counts = np.unique(rows[kept] * size + ids[kept], return_counts=True)
@@ -254,7 +273,9 @@ class FittedTfidf:
     vocabulary: Mapping[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "vocabulary", {t: j for j, t in enumerate(self.features)})
+        features = self.features
+        vocabulary = dict(zip(features, range(len(features)), strict=True))
+        object.__setattr__(self, "vocabulary", vocabulary)
 
     def transform(self, texts: Sequence[str]) -> Any:
         """The TF-IDF rows of ``texts`` (a CSR matrix with one column per feature)."""

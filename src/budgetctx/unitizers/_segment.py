@@ -12,7 +12,9 @@ sentence boundaries inside each block of running text. blingfire keeps most abbr
 
 from __future__ import annotations
 
+import bisect
 import ctypes
+import functools
 import itertools
 import re
 import threading
@@ -207,6 +209,21 @@ _TITLE_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|Drs)\.$")
 _TRAILING_MARKER = re.compile(r"(?<=[:.;])\s+\(?(?P<n>\d{1,3})[.)]$")
 # blingfire reads "Dr. Lee. Troponin ..." as one sentence (the name looks like an initial).
 _NAME_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.\s+[A-Z][\w'\-]+\.(?=\s+[A-Z])")
+#: Literal text that every match of _NAME_END contains (a cheap test before the regex).
+_NAME_TITLES = ("Dr.", "Mr.", "Mrs.", "Ms.", "Prof.")
+#: Where a match of _NAME_END can start (one cannot start inside another: a scan finds all).
+_TITLE_AT = re.compile(r"(?:Dr|Mr|Mrs|Ms|Prof)\.")
+
+
+def _title_positions(chunk: str) -> list[int]:
+    """Ascending offsets of every title (``Dr.``, ``Mrs.``, ...) in ``chunk``."""
+    if not any(t in chunk for t in _NAME_TITLES):
+        return []
+    return [m.start() for m in _TITLE_AT.finditer(chunk)]
+
+
+#: What every match of _TITLE_END ends with.
+_TITLE_ENDINGS = ("Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Drs.")
 _ABBREV_END = re.compile(
     r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|vs|approx|pt|pts|hx|sx|dx|tx|rx|no|No|fig|Fig|ca|mg|mL|ml|"
     r"e\.g|i\.e|p\.o|b\.i\.d|t\.i\.d|q\.i\.d|q\.h\.s|q\.d|q\.o\.d|p\.r\.n|y\.o|a\.m|p\.m|"
@@ -502,12 +519,16 @@ def _split_block(
     chunk = text[start:end]
     offsets = _sentence_spans(chunk)
     spans = []
-    # one search of the block for "Dr. Lee." instead of one per sentence (most blocks have none)
-    names = _NAME_END.search(chunk) is not None
+    # "Dr. Lee." is looked for only where a title occurs: every match of _NAME_END starts at
+    # one (found by substring tests, then one scan for their positions), so a block without
+    # one is skipped, and only the sentences that hold one are searched, each as before.
+    titles = _title_positions(chunk)
+    names = any(_NAME_END.match(chunk, p) for p in titles)
     for a, b in offsets:
         if not _NON_SPACE.search(chunk, a, b):
             continue
-        for name_end in _NAME_END.finditer(chunk, a, b) if names else ():
+        held = names and bisect.bisect_left(titles, b) > bisect.bisect_left(titles, a)
+        for name_end in _NAME_END.finditer(chunk, a, b) if held else ():
             cut = name_end.end()
             # searches, not slices: a sentence of many "Dr. Lee." would be quadratic
             after = _NON_SPACE.search(chunk, cut, b)
@@ -615,8 +636,10 @@ def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
             if (
                 _NON_SPACE.search(chunk, pb, a)  # blingfire dropped text: keep it inside a span
                 or _ONLY_MARKER.fullmatch(prev)
-                or _TITLE_END.search(prev)
-                or (_ABBREV_END.search(prev) and nxt.islower() | nxt.isdigit())
+                # the cheap tests first: most spans end in neither a title nor an abbreviation
+                # before a capital (each regex scans the whole tail)
+                or (prev.endswith(_TITLE_ENDINGS) and _TITLE_END.search(prev))
+                or ((nxt.islower() or nxt.isdigit()) and _ABBREV_END.search(prev))
             ):
                 merged[-1] = (pa, b)
                 continue
@@ -681,6 +704,12 @@ class _ListNumbers:
 _WORD_END = re.compile(r"\S+")
 
 
+@functools.cache
+def _long_word(limit: int) -> re.Pattern[str]:
+    """A run of at least ``limit`` non-space characters (a word _cap_words must cut)."""
+    return re.compile(rf"\S{{{limit}}}")
+
+
 def _cap_words(chunk: str, a: int, b: int, max_words: int | None) -> list[tuple[int, int]]:
     """Cut a very long sentence (a table row dump, an unpunctuated transcript) into pieces of at
     most ``max_words`` words, so that no segment is absurdly larger than a typical budget.
@@ -692,6 +721,12 @@ def _cap_words(chunk: str, a: int, b: int, max_words: int | None) -> list[tuple[
     if max_words is None or b - a <= 2 * max_words:  # n words need at least 2n - 1 chars
         return [(a, b)]
     limit = 2 * max_words
+    # Most long sentences have few enough words and no over-long one: counted in C (findall),
+    # not in the loop below, which gives the same answer for them.
+    if len(_WORD_END.findall(chunk, a, b)) <= max_words and not _long_word(limit).search(
+        chunk, a, b
+    ):
+        return [(a, b)]
     words: list[tuple[int, int]] = []
     for w in _WORD_END.finditer(chunk, a, b):
         ws, we = w.span()
