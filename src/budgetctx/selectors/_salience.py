@@ -1,11 +1,11 @@
 """Which no-query salience a selector reads as relevance (issue 21, third pass).
 
-``salience="centroid"`` (the default) reads the relevance the features carry: the cosine to
-the document centroid without a query, with the dialogue filler rule
-(:mod:`budgetctx.representations._salience`). ``salience="fused"`` reads
-:func:`~budgetctx.representations._salience.fused_salience` instead: the rank mean of that
-cosine and the unit's number of distinct content terms. With a query, relevance is the
-query's and neither option changes it.
+``salience="centroid"`` (MMR's default) reads the relevance the features carry: the cosine
+to the document centroid without a query, with the dialogue filler rule
+(:mod:`budgetctx.representations._salience`). ``salience="fused"`` (RCD's and facility's
+default) reads :func:`~budgetctx.representations._salience.fused_salience` instead: the rank
+mean of that cosine and the unit's number of distinct content terms. With a query,
+relevance is the query's and neither option changes it.
 """
 
 from __future__ import annotations
