@@ -22,31 +22,18 @@ from budgetctx import InvalidParameterError
 from budgetctx.batch import build_contexts, journal_path, run_batch
 from budgetctx.batch._lock import OutLock
 from budgetctx.cli import app
-from budgetctx.tokenizers import _tiktoken
 
+from .._native_panic import panicking_encoder
 from ._docs import rows
 
 REPO = Path(__file__).resolve().parents[2]
 MARKER = "PANIC-ME"
 
 
-class PanicException(BaseException):
-    """Stands in for pyo3_runtime.PanicException: a BaseException, as tiktoken raises it."""
-
-
 @pytest.fixture
 def panicking() -> Iterator[None]:
     """tiktoken's encoder panics on any text holding MARKER (inherited by forked workers)."""
-    enc = _tiktoken._encoding("o200k_base")
-    real = enc.encode_ordinary
-
-    def encode_ordinary(text: str) -> list[int]:
-        if MARKER in text:
-            raise PanicException("called `Result::unwrap()` on an `Err` value: StackOverflow")
-        return real(text)
-
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(enc, "encode_ordinary", encode_ordinary)
+    with panicking_encoder(MARKER):
         yield
 
 

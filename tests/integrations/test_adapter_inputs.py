@@ -10,28 +10,16 @@ from typing import Any
 import pytest
 
 from budgetctx import InputError
-from budgetctx.tokenizers import _tiktoken
+
+from .._native_panic import panicking_encoder
 
 NOTE = "Chest pain. Troponin negative. Discharged home on aspirin."
 Adapter = tuple[Callable[[list[Any]], Any], Callable[[str], Any]]
 
 
-class PanicException(BaseException):
-    pass
-
-
 @pytest.fixture
 def panicking() -> Iterator[None]:
-    enc = _tiktoken._encoding("o200k_base")
-    real = enc.encode_ordinary
-
-    def encode_ordinary(text: str) -> list[int]:
-        if "PANIC-ME" in text:
-            raise PanicException("StackOverflow")
-        return real(text)
-
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(enc, "encode_ordinary", encode_ordinary)
+    with panicking_encoder("PANIC-ME"):
         yield
 
 

@@ -24,7 +24,7 @@ from budgetctx.serve._limits import SelectionSlots, parse_json
 from budgetctx.serve._logging import JsonFormatter
 from budgetctx.serve._problems import ApiError
 from budgetctx.serve._security import SecurityConfig
-from budgetctx.tokenizers import _tiktoken
+from tests._native_panic import panicking_encoder
 from tests.serve._upstream import free_port
 
 JSON = {"content-type": "application/json"}
@@ -285,21 +285,8 @@ def test_a_client_disconnect_is_not_counted_as_a_500() -> None:
 # F1: a native panic is a 422, not a 500 with a Rust backtrace.
 
 
-class PanicException(BaseException):
-    pass
-
-
 def test_a_native_panic_is_a_422(client: TestClient) -> None:
-    enc = _tiktoken._encoding("o200k_base")
-    real = enc.encode_ordinary
-
-    def encode_ordinary(text: str) -> list[int]:
-        if "PANIC-ME" in text:
-            raise PanicException("StackOverflow")
-        return real(text)
-
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(enc, "encode_ordinary", encode_ordinary)
+    with panicking_encoder("PANIC-ME"):
         response = client.post("/v1/context", json={"text": "Chest. PANIC-ME now.", "budget": 9})
     _is_problem(response, 422, "text")
     assert "native code" in response.json()["error"] and "PANIC-ME" not in response.text

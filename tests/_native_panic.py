@@ -1,0 +1,41 @@
+"""Makes tiktoken's native encoder panic on text holding a marker, on both of its paths
+(the list path, ``encode_ordinary``, and the token-buffer path that counting reads): the
+hardening tests of the batch, the service and the adapters share it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pytest
+
+from budgetctx.tokenizers import _tiktoken
+
+
+class PanicException(BaseException):
+    """Stands in for pyo3_runtime.PanicException: a BaseException, as tiktoken raises it."""
+
+
+@contextmanager
+def panicking_encoder(marker: str = "PANIC-ME") -> Iterator[None]:
+    """Inherited by forked workers, so a batch's workers panic too."""
+    enc = _tiktoken._encoding("o200k_base")
+    real = enc.encode_ordinary
+    real_array = _tiktoken.encode_array
+
+    def encode_ordinary(text: str) -> list[int]:
+        if marker in text:
+            raise PanicException("called `Result::unwrap()` on an `Err` value: StackOverflow")
+        return real(text)
+
+    def encode_array(encoding: Any, text: str) -> Any:
+        if marker in text:  # the list path, where the panic above is converted
+            return np.asarray(_tiktoken.encode_ordinary(encoding, text), dtype=np.uint32)
+        return real_array(encoding, text)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(enc, "encode_ordinary", encode_ordinary)
+        m.setattr(_tiktoken, "encode_array", encode_array)
+        yield
