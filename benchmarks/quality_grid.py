@@ -48,6 +48,7 @@ def grid_specs(*, small: bool = False) -> list[str]:
     """The settings searched on validation: cost exponent x lead prior x fragment rule.
 
     ``small`` is the grid used on L-Eval, whose long documents make each setting ~10x dearer.
+    Facility and RCD read the paper's relevance (``salience=null``), as when it was run.
     """
     specs = ["lead"]
     rs, decays, mins = (0, 0.5, 1), (0, 0.01, 0.03, 0.1), (0, 5)
@@ -56,11 +57,13 @@ def grid_specs(*, small: bool = False) -> list[str]:
     for lam, r, d, m in itertools.product((0.5, 0.7), rs, decays, mins):
         specs.append(f"mmr:lambda_={lam},cost_exponent={r},position_decay={d},min_unit_tokens={m}")
     for r, d, m in itertools.product(rs, decays, mins):
-        specs.append(f"facility:cost_exponent={r},position_decay={d},min_unit_tokens={m}")
+        specs.append(
+            f"facility:cost_exponent={r},position_decay={d},min_unit_tokens={m},salience=null"
+        )
     for (a, b), r, d, m in itertools.product(((0.25, 0.75), (0.5, 0.5)), rs, decays, mins):
         specs.append(
             f"rcd:alpha={a},beta={b},gamma=0,cost_exponent={r},position_decay={d},"
-            f"min_unit_tokens={m}"
+            f"min_unit_tokens={m},salience=null"
         )
     return specs
 
@@ -68,14 +71,16 @@ def grid_specs(*, small: bool = False) -> list[str]:
 def defaults_grid() -> list[str]:
     """The grid the defaults were chosen on (issue 15): r x d x m, shared by MMR (lambda
     0.7), facility location and RCD (0.25/0.75/0), every option spelled out so that the
-    specs do not depend on the defaults they choose."""
+    specs do not depend on the defaults they choose. ``salience=null`` pins facility's and
+    RCD's no-query relevance as it was then (the paper's objective): their defaults became
+    the fused salience in issue 21's third pass, after this grid was run."""
     specs = ["lead"]
     for r, d, m in itertools.product((0, 0.25, 0.5, 0.75, 1), (0, 0.01, 0.03), (0, 5)):
         opts = f"cost_exponent={r},position_decay={d},min_unit_tokens={m}"
         specs += [
             f"mmr:lambda_=0.7,{opts}",
-            f"facility:{opts}",
-            f"rcd:alpha=0.25,beta=0.75,gamma=0,{opts}",
+            f"facility:{opts},salience=null",
+            f"rcd:alpha=0.25,beta=0.75,gamma=0,{opts},salience=null",
         ]
     return specs
 

@@ -79,14 +79,23 @@ def test_config_runs_the_grid_and_the_defaults() -> None:
     cfg = SensitivityConfig(datasets=("cochrane",))
     labels = cfg.labels()
     # the defaults (0.25, 0.75, 0) are off the 0.1 grid: one extra setting
-    assert len(labels) == 67 and labels[-1] == "rcd:alpha=0.25,beta=0.75,gamma=0.0"
+    assert len(labels) == 67
+    assert labels[-1] == "rcd:alpha=0.25,beta=0.75,gamma=0.0,salience=null"
+    # the paper's objective (centroid relevance), not RCD's default fused salience, unless
+    # the base asks for another
+    name, options = parse_selector_spec(labels[0])
+    assert get_selector(name, **options).params()["salience"] is None
+    fused = SensitivityConfig(datasets=("cochrane",), base="rcd:salience=fused").labels()
+    assert fused[0] == "rcd:alpha=1.0,beta=0.0,gamma=0.0,salience=fused"
     assert cfg.default_weights() == (0.25, 0.75, 0.0)
     # on the 0.25 grid they are a grid point: not run twice
     assert len(SensitivityConfig(datasets=("cochrane",), step=0.25).labels()) == 15
     sweep = cfg.sweep_config()
     assert sweep.selectors == labels and sweep.oracle is False and sweep.split == "validation"
     eta = SensitivityConfig(datasets=("cochrane",), eta=2, base="rcd:position_decay=0")
-    assert eta.labels()[0] == "rcd:alpha=1.0,beta=0.0,gamma=0.0,eta=2.0,position_decay=0"
+    assert (
+        eta.labels()[0] == "rcd:alpha=1.0,beta=0.0,gamma=0.0,eta=2.0,position_decay=0,salience=null"
+    )
 
 
 @pytest.mark.parametrize(
@@ -164,7 +173,7 @@ def test_run_resume_and_extend(tmp_path: Path) -> None:
         meta = store.meta(META_KEY)
         assert store.count() == 2 * 15
     assert meta["steps"] == [0.5, 0.25] and len(meta["grid"]) == 15
-    assert meta["default"] == "rcd:alpha=0.25,beta=0.75,gamma=0.0"
+    assert meta["default"] == "rcd:alpha=0.25,beta=0.75,gamma=0.0,salience=null"
 
 
 def test_run_refuses_other_sweeps_and_other_bases(tmp_path: Path) -> None:

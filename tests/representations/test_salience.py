@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from budgetctx import prepare
 from budgetctx.representations import get_representation
-from budgetctx.representations._salience import centroid_salience, filler_units
+from budgetctx.representations._salience import centroid_salience, filler_units, fused_salience
 
 MEETING = "\n".join(
     [
@@ -106,3 +108,50 @@ def test_a_prepared_dialogue_reports_how_it_is_spoken_to_the_router() -> None:
     # several documents: the dialogues' statistics, weighted by length (prose adds nothing)
     both = prepare([Document("Chest pain. Troponin negative.", id="n"), Document(MEETING, id="m")])
     assert both.stats(30).backchannel_share == stats.backchannel_share
+
+
+# --- fused salience (issue 21, third pass) ---------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0.0, 1.0, allow_nan=False), min_size=1, max_size=12),
+    st.integers(0, 2**31 - 1),
+)
+def test_fused_salience_keeps_zeros_bounds_and_dominance(values: list[float], seed: int) -> None:
+    from scipy import sparse
+
+    r = np.asarray(values)
+    rng = np.random.default_rng(seed)
+    X = sparse.csr_matrix((rng.random((r.size, 9)) < 0.4).astype(float))
+    out = fused_salience(r, X)
+    assert out.shape == r.shape
+    assert np.all(out[r <= 0] == 0)
+    assert np.all(out >= 0) and np.all(out <= r.max() + 1e-12)
+    if np.count_nonzero(r > 0) == 1:  # a single salient unit keeps its value
+        assert np.allclose(out, r)
+    # the order among salient units follows the rank mean: a unit that is at least as
+    # central and has at least as many terms as another never scores lower
+    terms = np.diff(X.indptr)
+    for i in np.flatnonzero(r > 0):
+        for j in np.flatnonzero(r > 0):
+            if r[i] >= r[j] and terms[i] >= terms[j]:
+                assert out[i] >= out[j] - 1e-12
+
+
+def test_fused_salience_lifts_the_unit_that_is_both_on_topic_and_substantial() -> None:
+    from scipy import sparse
+
+    # unit 0: most central but one term ("Thank you."); unit 1: nearly as central, 6 terms
+    X = sparse.csr_matrix(
+        [[1, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1], [0, 1, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0]]
+    ).astype(float)
+    r = np.array([0.9, 0.8, 0.2, 0.3])
+    out = fused_salience(r, X)
+    assert int(np.argmax(r)) == 0 and int(np.argmax(out)) == 1
+    assert out[2] == out.min()  # off-topic and short stays last
+
+
+def test_fused_salience_leaves_dense_rows_alone() -> None:
+    r = np.array([0.2, 0.5, 0.0])
+    assert fused_salience(r, np.ones((3, 4))).tolist() == r.tolist()

@@ -31,3 +31,17 @@ def test_divergence_is_in_unit_interval(kept: set[int]) -> None:
     doc = prepare(TEXT)
     d = context_divergence(doc.features, sorted(kept))
     assert 0.0 <= d <= 1.0 and np.isfinite(d)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sets(st.integers(0, 4)), min_size=1, max_size=4))
+def test_divergences_of_several_contexts_are_each_contexts_divergence(
+    contexts: list[set[int]],
+) -> None:
+    from budgetctx.router import context_divergences
+
+    doc = prepare(TEXT)
+    kept = [sorted(k) for k in contexts]
+    assert context_divergences(doc.features, kept) == [
+        context_divergence(doc.features, k) for k in kept
+    ]

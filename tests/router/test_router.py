@@ -399,3 +399,21 @@ def test_a_tree_can_route_on_how_a_dialogue_is_spoken() -> None:
     meeting = DocumentStats(0.5, 0.1, 9000, 0.03, backchannel_share=0.35, hesitation_rate=0.05)
     assert router.route(script, 256).selector == "mmr"
     assert router.route(meeting, 256).selector == "rcd"
+
+
+def test_the_bundled_router_routes_to_least_divergence_with_its_evidence(
+    sample_note: str,
+) -> None:
+    # issue 21, third pass: the leave-one-dataset-out figures behind the choice travel with it
+    router = default_router()
+    prov = router.provenance
+    lodo = prov["lodo_validation_mean_rouge1"]
+    assert lodo["least_divergence"] > lodo["mmr"]
+    assert "lodo_validation_mean_rouge1_second_pass" in prov
+    for budget in (64, 256, 512, 4096):
+        assert router.route(prepare(sample_note).stats(budget), budget).selector == (
+            "least_divergence"
+        )
+    ctx = build_context(sample_note, 300, selector="auto")
+    assert ctx.selector == "least_divergence" and ctx.tokens_used <= 300
+    assert any(n.startswith("least divergence: mmr") for n in ctx.notes)

@@ -13,13 +13,14 @@ from budgetctx.selectors import (
     LeadSelector,
     MMRSelector,
     RCDSelector,
+    SelectionProblem,
     ShuffledSelector,
     SlidingSelector,
     get_selector,
     list_selectors,
     parse_selector_spec,
 )
-from tests.selectors._problems import make_problem
+from tests.selectors._problems import make_problem, random_problem
 
 # The paper's selectors, without the issue-15 defaults (no lead prior, no fragment rule), for
 # the hand-computed cases below.
@@ -302,3 +303,113 @@ def test_contract_with_new_options(spec: str, unitizer: str, mtsamples_notes: li
                 text, budget, selector=name, selector_options=options, unitizer=unitizer
             )
             check_contract(ctx, text, budget)
+
+
+# --- no-query salience option (issue 21, third pass) -----------------------------------
+
+
+def _no_query_problem(rng: np.random.Generator, n: int = 14) -> SelectionProblem:
+    from dataclasses import replace
+
+    from scipy import sparse
+
+    problem = random_problem(rng, n)
+    X = sparse.csr_matrix((rng.random((n, 10)) < 0.35).astype(float))
+    return replace(problem, features=replace(problem.features, relevance_source="centroid", X=X))
+
+
+@pytest.mark.parametrize("name", ["mmr", "rcd"])
+def test_fused_salience_is_an_option_that_changes_only_no_query_relevance(name: str) -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(7)
+    differs = 0
+    for _ in range(12):
+        problem = _no_query_problem(rng)
+        fused = get_selector(f"{name}:salience=fused").select(problem)
+        plain = get_selector(f"{name}:salience=centroid").select(problem)
+        costs = problem.unit_costs[list(fused.order)]
+        assert int(costs.sum()) <= problem.capacity
+        differs += fused.order != plain.order
+        # with a query the option changes nothing
+        q = replace(problem, features=replace(problem.features, relevance_source="query"))
+        assert get_selector(name, salience="fused").select(q) == get_selector(name).select(q)
+    assert differs > 0
+
+
+def test_rcd_reads_fused_salience_by_default_and_none_is_the_papers_centroid() -> None:
+    rng = np.random.default_rng(9)
+    differs = 0
+    for _ in range(12):
+        problem = _no_query_problem(rng)
+        default = RCDSelector().select(problem)
+        assert default == RCDSelector(salience="fused").select(problem)
+        paper = RCDSelector(salience=None).select(problem)
+        assert paper == RCDSelector(salience="centroid").select(problem)
+        differs += default.order != paper.order
+    assert differs > 0
+    assert get_selector("rcd:salience=null").params()["salience"] is None
+
+
+def test_fused_mmr_fast_path_equals_reference() -> None:
+    rng = np.random.default_rng(11)
+    sel = MMRSelector(salience="fused")
+    for _ in range(15):
+        problem = _no_query_problem(rng, n=int(rng.integers(2, 20)))
+        assert sel.select(problem).order == sel.select_reference(problem).order
+
+
+def test_unknown_salience_is_refused_with_the_choices() -> None:
+    with pytest.raises(InvalidParameterError, match="fused"):
+        get_selector("rcd:salience=lexrank")
+
+
+# --- least_divergence (issue 21, third pass) -------------------------------------------
+
+
+def test_least_divergence_keeps_the_candidate_closest_to_the_document() -> None:
+    from budgetctx.router import context_divergences
+    from budgetctx.selectors import LeastDivergenceSelector
+
+    rng = np.random.default_rng(3)
+    specs = ("lead", "mmr", "mmr:salience=fused")
+    chooser = LeastDivergenceSelector(candidates=specs)
+    picked = set()
+    for _ in range(12):
+        problem = _no_query_problem(rng, n=int(rng.integers(4, 20)))
+        runs = [get_selector(s).select(problem) for s in specs]
+        scores = context_divergences(problem.features, [r.order for r in runs])
+        best = int(np.argmin(scores))  # the first of equal scores, as the selector breaks ties
+        got = chooser.select(problem)
+        assert got.order == runs[best].order
+        assert got.note is not None and got.note.startswith(f"least divergence: {specs[best]} ")
+        assert int(problem.unit_costs[list(got.order)].sum()) <= problem.capacity
+        picked.add(best)
+    assert len(picked) > 1  # the choice depends on the document
+
+
+@pytest.mark.parametrize(
+    "candidates", [(), ("auto",), ("mmr", "least_divergence"), ("nope",), "mmr", (3,)]
+)
+def test_least_divergence_refuses_bad_candidates(candidates: object) -> None:
+    from budgetctx.selectors import LeastDivergenceSelector
+
+    with pytest.raises((InvalidParameterError, UnknownComponentError)):
+        LeastDivergenceSelector(candidates=candidates)  # type: ignore[arg-type]
+
+
+def test_facility_weighs_coverage_by_salience_only_without_a_query() -> None:
+    from dataclasses import replace
+
+    rng = np.random.default_rng(5)
+    differs = 0
+    for _ in range(12):
+        problem = _no_query_problem(rng)
+        weighted = FacilitySelector().select(problem)
+        plain = FacilitySelector(salience=None).select(problem)
+        differs += weighted.order != plain.order
+        for source in ("query", "given"):
+            other = replace(problem, features=replace(problem.features, relevance_source=source))
+            assert FacilitySelector().select(other) == FacilitySelector(salience=None).select(other)
+    assert differs > 0
+    assert get_selector("facility:salience=null").params()["salience"] is None

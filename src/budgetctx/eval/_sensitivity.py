@@ -116,6 +116,8 @@ def weight_label(weights: Weights, *, base: str = "rcd") -> str:
 
 
 def _value(v: Any) -> str:
+    if v is None:
+        return "null"  # as a spec reads it back (parse_option_value)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
@@ -181,12 +183,14 @@ class SensitivityConfig:
     simplex (and at the bundled default weights), on ``split`` of ``datasets``, at ``budgets``.
 
     ``base`` is the RCD spec the weights are added to (``"rcd:position_decay=0"``); ``eta``
-    is the log-det scale (None: RCD's default). ``limit`` keeps the first examples of each
-    dataset's split, ``sample`` a seeded random sample of them.
+    is the log-det scale (None: RCD's default). Unless ``base`` names a ``salience``, R is
+    the paper's (``salience=null``, the centroid cosine), not RCD's default fused salience:
+    this is the paper's appendix, and docs/results.md's tables were run with it. ``limit``
+    keeps the first examples of each dataset's split, ``sample`` a seeded random sample.
 
     >>> cfg = SensitivityConfig(datasets=("cochrane",), budgets=(512,), eta=0.5)
     >>> len(cfg.grid()), cfg.labels()[0]
-    (66, 'rcd:alpha=1.0,beta=0.0,gamma=0.0,eta=0.5')
+    (66, 'rcd:alpha=1.0,beta=0.0,gamma=0.0,eta=0.5,salience=null')
     """
 
     datasets: tuple[str, ...]
@@ -247,6 +251,9 @@ class SensitivityConfig:
 
     def _options(self) -> dict[str, Any]:
         _, options = parse_selector_spec(self.base)
+        # the paper's objective (R = centroid cosine) unless the base says otherwise: RCD's
+        # default salience became "fused" in issue 21's third pass, after the published run
+        options.setdefault("salience", None)
         if self.eta is not None:
             options["eta"] = float(self.eta)
         return options

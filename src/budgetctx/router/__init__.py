@@ -21,7 +21,7 @@ from budgetctx.router._config import (
     router_from_config,
     save_router,
 )
-from budgetctx.router._divergence import context_divergence, term_mass
+from budgetctx.router._divergence import context_divergence, context_divergences, term_mass
 from budgetctx.router._feature import FeatureRouter
 from budgetctx.router._protocol import Router
 from budgetctx.router._stats import STAT_NAMES, document_stats
@@ -38,6 +38,7 @@ __all__ = [
     "TreeModel",
     "check_tokenizer",
     "context_divergence",
+    "context_divergences",
     "default_router",
     "document_stats",
     "load_router",

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from budgetctx.representations import UnitFeatures
 
-__all__ = ["context_divergence", "term_mass"]
+__all__ = ["context_divergence", "context_divergences", "term_mass"]
 
 
 def _issparse(x: Any) -> bool:
@@ -72,16 +72,58 @@ def context_divergence(features: UnitFeatures, kept: Sequence[int]) -> float:
     >>> context_divergence(f, [0, 1]) < context_divergence(f, [0])
     True
     """
+    return context_divergences(features, [kept])[0]
+
+
+def context_divergences(features: UnitFeatures, contexts: Sequence[Sequence[int]]) -> list[float]:
+    """:func:`context_divergence` of each of several contexts of one document, the
+    document's distribution computed once (what a run-time choice among candidates needs).
+
+    >>> from scipy import sparse
+    >>> from budgetctx.representations import DenseKernel, UnitFeatures
+    >>> X = sparse.csr_matrix([[1.0, 0.0], [0.0, 1.0]])
+    >>> f = UnitFeatures(np.ones(2), DenseKernel(np.eye(2)), "centroid", X=X)
+    >>> context_divergences(f, [[0, 1], []])
+    [0.0, 1.0]
+    """
     X = features.X
-    idx = np.asarray(sorted(set(kept)), dtype=np.int64)
-    if X is None or idx.size == 0:
-        return 1.0
+    out: list[float] = []
+    if X is None:
+        return [1.0] * len(contexts)
     if not _issparse(X):
         A = np.asarray(X, dtype=np.float64)
-        a, b = A[idx].mean(axis=0), A.mean(axis=0)
-        denom = float(np.linalg.norm(a) * np.linalg.norm(b))
-        return 1.0 - float(a @ b) / denom if denom > 0 else 1.0
-    M = term_mass(X)
-    doc = np.asarray(M.sum(axis=0)).ravel()
-    ctx = np.asarray(M[idx].sum(axis=0)).ravel()
-    return _js(doc, ctx)
+        b = A.mean(axis=0)
+        for kept in contexts:
+            idx = np.asarray(sorted(set(kept)), dtype=np.int64)
+            if idx.size == 0:
+                out.append(1.0)
+                continue
+            a = A[idx].mean(axis=0)
+            denom = float(np.linalg.norm(a) * np.linalg.norm(b))
+            out.append(1.0 - float(a @ b) / denom if denom > 0 else 1.0)
+        return out
+    # term_mass and the row sums on the CSR arrays themselves: scipy's indexing and sums
+    # cost more than the arithmetic here, and a run-time choice computes this per candidate
+    X = X.tocsr()
+    n, width = X.shape
+    nnz = np.diff(X.indptr)
+    data = np.asarray(X.data, dtype=np.float64)
+    row = np.repeat(np.arange(n), nnz)
+    sums = np.bincount(row, weights=data, minlength=n)
+    scale = np.divide(nnz, sums, out=np.zeros(n), where=sums > 0)
+    mass = data * scale[row]
+    doc: NDArray[np.float64] = np.bincount(X.indices, weights=mass, minlength=width).astype(
+        np.float64
+    )
+    for kept in contexts:
+        chosen = np.zeros(n, dtype=bool)
+        chosen[np.asarray(list(kept), dtype=np.int64)] = True
+        if not chosen.any():
+            out.append(1.0)
+            continue
+        take = chosen[row]
+        ctx: NDArray[np.float64] = np.bincount(
+            X.indices[take], weights=mass[take], minlength=width
+        ).astype(np.float64)
+        out.append(_js(doc, ctx))
+    return out

@@ -19,6 +19,7 @@ from budgetctx.selectors._base import (
 from budgetctx.selectors._graphcluster import GraphClusterSelector
 from budgetctx.selectors._greedy import lazy_greedy, naive_greedy
 from budgetctx.selectors._hierarchical import HierarchicalSelector
+from budgetctx.selectors._leastdiv import LeastDivergenceSelector
 from budgetctx.selectors._mmr import MMRSelector
 from budgetctx.selectors._positional import LeadSelector, ShuffledSelector, SlidingSelector
 from budgetctx.selectors._spec import (
@@ -38,6 +39,7 @@ register_selector("graphcluster", GraphClusterSelector, aliases=("gsc", "graph")
 register_selector("mmr", MMRSelector)
 register_selector("facility", FacilitySelector, aliases=("facility_location",))
 register_selector("rcd", RCDSelector)
+register_selector("least_divergence", LeastDivergenceSelector, aliases=("divergence",))
 
 __all__ = [
     "BudgetTracker",
@@ -45,6 +47,7 @@ __all__ = [
     "GraphClusterSelector",
     "HierarchicalSelector",
     "LeadSelector",
+    "LeastDivergenceSelector",
     "MMRSelector",
     "RCDSelector",
     "Selection",

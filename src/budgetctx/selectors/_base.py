@@ -161,8 +161,9 @@ def register_selector(
 def list_selectors() -> list[str]:
     """Names accepted by :func:`get_selector`.
 
-    >>> list_selectors()
-    ['facility', 'graphcluster', 'hierarchical', 'lead', 'mmr', 'rcd', 'shuffled', 'sliding']
+    >>> list_selectors()  # doctest: +NORMALIZE_WHITESPACE
+    ['facility', 'graphcluster', 'hierarchical', 'lead', 'least_divergence', 'mmr', 'rcd',
+     'shuffled', 'sliding']
     """
     return _REGISTRY.names()
 

@@ -20,6 +20,7 @@ from budgetctx.selectors._priors import (
     allowed_units,
     unit_weights,
 )
+from budgetctx.selectors._salience import SALIENCE_OPTION, with_salience
 
 __all__ = ["MMRSelector"]
 
@@ -45,8 +46,11 @@ class MMRSelector(Component, name="mmr"):
     cost_exponent: float = DEFAULT_COST_EXPONENT
     position_decay: float = DEFAULT_POSITION_DECAY
     min_unit_tokens: int = DEFAULT_MIN_UNIT_TOKENS
+    #: without a query, the relevance read: "centroid" or "fused" (selectors._salience)
+    salience: str = "centroid"
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "salience": SALIENCE_OPTION,
         "lambda_": Interval(float, 0, 1, fix="1 is pure relevance, 0 pure novelty; try 0.7."),
         "cost_exponent": Interval(
             float, 0, 1, fix="0 ignores unit length, 1 ranks by score per token."
@@ -61,6 +65,7 @@ class MMRSelector(Component, name="mmr"):
         kernel = problem.features.kernel
         if problem.overlapping or not isinstance(kernel, DenseKernel) or problem.n == 0:
             return self.select_reference(problem)
+        problem = with_salience(problem, self.salience)
         n = problem.n
         costs = problem.unit_costs
         remaining = int(problem.capacity)
@@ -174,6 +179,7 @@ class MMRSelector(Component, name="mmr"):
         """The same selection, written plainly: every step re-scores every unit. The fast
         path must equal it; it also serves problems the fast path does not (overlapping
         units, whose costs shrink, and sparse kernels, whose columns are computed on demand)."""
+        problem = with_salience(problem, self.salience)
         n = problem.n
         r = self._weighted_relevance(problem)
         kernel = problem.features.kernel
