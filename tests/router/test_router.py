@@ -408,8 +408,9 @@ def test_the_bundled_router_routes_to_least_divergence_with_its_evidence(
     router = default_router()
     prov = router.provenance
     lodo = prov["lodo_validation_mean_rouge1"]
-    assert lodo["least_divergence"] > lodo["mmr"]
+    assert lodo["least_divergence"] > max(lodo["mmr"], lodo["rcd"], lodo["budget router"])
     assert "lodo_validation_mean_rouge1_second_pass" in prov
+    assert "lodo_validation_mean_rouge1_before_rcd_fused" in prov
     for budget in (64, 256, 512, 4096):
         assert router.route(prepare(sample_note).stats(budget), budget).selector == (
             "least_divergence"
