@@ -15,32 +15,27 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("BUDGETCTX_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
+def _env_folder(tmp_path_factory: pytest.TempPathFactory, name: str, var: str) -> Iterator[Path]:
+    """``var`` pointed at a new temporary folder for the session (and every process the tests
+    start), then restored."""
+    folder = tmp_path_factory.mktemp(name)
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv(var, str(folder))
+        yield folder
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _state_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The user's state folder (where the server keeps provenance by default) in a temporary
     folder, for every test and every server they start: tests never write to the real one."""
-    folder = tmp_path_factory.mktemp("state")
-    before = os.environ.get("XDG_STATE_HOME")
-    os.environ["XDG_STATE_HOME"] = str(folder)
-    yield folder
-    if before is None:
-        os.environ.pop("XDG_STATE_HOME", None)
-    else:
-        os.environ["XDG_STATE_HOME"] = before
+    yield from _env_folder(tmp_path_factory, "state", "XDG_STATE_HOME")
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The cache of decoded rank files (budgetctx.tokenizers._rank_cache) in a temporary folder,
     for every test and every process they start: tests never write to the user's cache."""
-    folder = tmp_path_factory.mktemp("cache")
-    before = os.environ.get("BUDGETCTX_CACHE_DIR")
-    os.environ["BUDGETCTX_CACHE_DIR"] = str(folder)
-    yield folder
-    if before is None:
-        os.environ.pop("BUDGETCTX_CACHE_DIR", None)
-    else:
-        os.environ["BUDGETCTX_CACHE_DIR"] = before
+    yield from _env_folder(tmp_path_factory, "cache", "BUDGETCTX_CACHE_DIR")
 
 
 @pytest.fixture(scope="session")

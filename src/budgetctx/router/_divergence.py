@@ -37,12 +37,23 @@ def term_mass(X: Any) -> Any:
     [[1.5, 0.5], [0.0, 1.0]]
     """
     X = X.tocsr()
-    sums = np.asarray(X.sum(axis=1)).ravel()
-    nnz = np.diff(X.indptr).astype(np.float64)
-    scale = np.divide(nnz, sums, out=np.zeros_like(sums), where=sums > 0)
+    _, mass = _term_mass_data(X)
     from scipy import sparse
 
-    return sparse.diags(scale) @ X
+    return sparse.csr_matrix((mass, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+
+
+def _term_mass_data(X: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+    """For a CSR matrix: each stored entry's row, and its value in :func:`term_mass`'s rows
+    (computed on the CSR arrays: scipy's row sums and products cost more than the arithmetic
+    where a run-time choice needs it per call)."""
+    n = X.shape[0]
+    nnz = np.diff(X.indptr)
+    data = np.asarray(X.data, dtype=np.float64)
+    row = np.repeat(np.arange(n), nnz)
+    sums = np.bincount(row, weights=data, minlength=n)
+    scale = np.divide(nnz, sums, out=np.zeros(n), where=sums > 0)
+    return row, data * scale[row]
 
 
 def _js(p: NDArray[np.float64], q: NDArray[np.float64]) -> float:
@@ -102,16 +113,11 @@ def context_divergences(features: UnitFeatures, contexts: Sequence[Sequence[int]
             denom = float(np.linalg.norm(a) * np.linalg.norm(b))
             out.append(1.0 - float(a @ b) / denom if denom > 0 else 1.0)
         return out
-    # term_mass and the row sums on the CSR arrays themselves: scipy's indexing and sums
-    # cost more than the arithmetic here, and a run-time choice computes this per candidate
+    # on the CSR arrays themselves: scipy's indexing and sums cost more than the arithmetic
+    # here, and a run-time choice computes this per candidate
     X = X.tocsr()
     n, width = X.shape
-    nnz = np.diff(X.indptr)
-    data = np.asarray(X.data, dtype=np.float64)
-    row = np.repeat(np.arange(n), nnz)
-    sums = np.bincount(row, weights=data, minlength=n)
-    scale = np.divide(nnz, sums, out=np.zeros(n), where=sums > 0)
-    mass = data * scale[row]
+    row, mass = _term_mass_data(X)
     doc: NDArray[np.float64] = np.bincount(X.indices, weights=mass, minlength=width).astype(
         np.float64
     )

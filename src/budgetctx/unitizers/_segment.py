@@ -203,16 +203,19 @@ _LABEL = re.compile(r"(?P<name>[A-Za-z][\w .'()/&\-]{0,40}?)[ \t]*:(?=[ \t]|$)")
 
 # Abbreviations after which blingfire's split is wrong when the next piece does not start a
 # new sentence (lower case or a digit follows).
+#: Titles before a name; the regexes and literal tests below are all built from this list.
+_TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof")
+_TITLE_ALT = "|".join(_TITLES)
 # Titles are never sentence-final: "Dr. XYZ saw the patient."
-_TITLE_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|Drs)\.$")
+_TITLE_END = re.compile(rf"\b(?:{_TITLE_ALT}|Drs)\.$")
 # A list marker stranded at the end of a sentence: "DISCHARGE MEDICATIONS: 1.", "b.i.d. 2."
 _TRAILING_MARKER = re.compile(r"(?<=[:.;])\s+\(?(?P<n>\d{1,3})[.)]$")
 # blingfire reads "Dr. Lee. Troponin ..." as one sentence (the name looks like an initial).
-_NAME_END = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof)\.\s+[A-Z][\w'\-]+\.(?=\s+[A-Z])")
+_NAME_END = re.compile(rf"\b(?:{_TITLE_ALT})\.\s+[A-Z][\w'\-]+\.(?=\s+[A-Z])")
 #: Literal text that every match of _NAME_END contains (a cheap test before the regex).
-_NAME_TITLES = ("Dr.", "Mr.", "Mrs.", "Ms.", "Prof.")
+_NAME_TITLES = tuple(f"{t}." for t in _TITLES)
 #: Where a match of _NAME_END can start (one cannot start inside another: a scan finds all).
-_TITLE_AT = re.compile(r"(?:Dr|Mr|Mrs|Ms|Prof)\.")
+_TITLE_AT = re.compile(rf"(?:{_TITLE_ALT})\.")
 
 
 def _title_positions(chunk: str) -> list[int]:
@@ -223,7 +226,7 @@ def _title_positions(chunk: str) -> list[int]:
 
 
 #: What every match of _TITLE_END ends with.
-_TITLE_ENDINGS = ("Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Drs.")
+_TITLE_ENDINGS = (*_NAME_TITLES, "Drs.")
 _ABBREV_END = re.compile(
     r"(?:\b(?:Dr|Mr|Mrs|Ms|Prof|St|vs|approx|pt|pts|hx|sx|dx|tx|rx|no|No|fig|Fig|ca|mg|mL|ml|"
     r"e\.g|i\.e|p\.o|b\.i\.d|t\.i\.d|q\.i\.d|q\.h\.s|q\.d|q\.o\.d|p\.r\.n|y\.o|a\.m|p\.m|"
