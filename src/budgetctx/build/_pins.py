@@ -11,18 +11,20 @@ catastrophically on some note (``(a+)+$``) fails with a clear error instead of h
 from __future__ import annotations
 
 import re
+import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, Union
-
-import regex
+from typing import TYPE_CHECKING, Any, Union
 
 from budgetctx._core.validation import short_repr
 from budgetctx._errors import BudgetCtxWarning, InputError, InvalidParameterError
 from budgetctx.unitizers import Segmentation, Unit
 from budgetctx.unitizers._segment import _normalise_heading
 from budgetctx.unitizers._sentence import section_labels
+
+if TYPE_CHECKING:
+    import regex
 
 __all__ = [
     "PIN_REGEX_TIMEOUT",
@@ -43,6 +45,14 @@ Pin = Union[str, int, "re.Pattern[str]", "regex.Pattern[str]", Callable[[Unit], 
 _FLAGS = re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE | re.ASCII
 
 
+def _is_regex_pattern(value: object) -> bool:
+    """Whether ``value`` is a compiled pattern of the ``regex`` module, which is imported only
+    by :func:`pin_regex` (~15 ms of a cold start): if it was never imported, nothing can be one
+    of its patterns."""
+    mod = sys.modules.get("regex")
+    return mod is not None and isinstance(value, mod.Pattern)
+
+
 def pin_regex(pattern: str, *, flags: int = 0) -> regex.Pattern[str]:
     """Compile ``pattern`` for ``pin=``; a pattern that does not compile is named in the error.
 
@@ -56,6 +66,8 @@ def pin_regex(pattern: str, *, flags: int = 0) -> regex.Pattern[str]:
             parameter="pin",
             value=short_repr(pattern),
         )
+    import regex
+
     try:
         return regex.compile(pattern, flags | regex.VERSION0)
     except regex.error as exc:
@@ -70,7 +82,7 @@ def pin_regex(pattern: str, *, flags: int = 0) -> regex.Pattern[str]:
 def _as_pins(pin: object) -> list[Any]:
     if pin is None:
         return []
-    if isinstance(pin, str | int | re.Pattern | regex.Pattern) or callable(pin):
+    if isinstance(pin, str | int | re.Pattern) or _is_regex_pattern(pin) or callable(pin):
         return [pin]
     if isinstance(pin, Sequence) and not isinstance(pin, bytes | bytearray):
         return list(pin)
@@ -87,7 +99,7 @@ def is_pin(value: object) -> bool:
     """Whether ``value`` is one pin: a section name, a regex, a unit id or a callable."""
     if isinstance(value, bool) or value is None:
         return False
-    return isinstance(value, str | int | re.Pattern | regex.Pattern) or callable(value)
+    return isinstance(value, str | int | re.Pattern) or _is_regex_pattern(value) or callable(value)
 
 
 def check_pins(pin: object) -> None:
@@ -183,10 +195,8 @@ def pinned_units(
             name = _normalise_heading(p)
             hits = [u.id for u, labs in zip(units, sections, strict=True) if name in labs]
             what = f"section {p!r}"
-        elif isinstance(p, re.Pattern | regex.Pattern):
-            pattern = (
-                p if isinstance(p, regex.Pattern) else pin_regex(p.pattern, flags=p.flags & _FLAGS)
-            )
+        elif isinstance(p, re.Pattern) or _is_regex_pattern(p):
+            pattern = p if _is_regex_pattern(p) else pin_regex(p.pattern, flags=p.flags & _FLAGS)
             hits = _search_all(pattern, units, timeout)
             what = f"regex {p.pattern!r}"
         else:  # a callable: check_pins refused anything else

@@ -32,15 +32,16 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from os import PathLike
 from pathlib import Path
-from typing import Any, ClassVar
-
-import regex
-import tiktoken
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from budgetctx._core.validation import Constraint, NoneOr, Predicate, validate
 from budgetctx._errors import TokenizerError
 from budgetctx.tokenizers._native import is_native_failure, native_failure
 from budgetctx.tokenizers._tiktoken import truncate_ids
+
+if TYPE_CHECKING:
+    import regex
+    import tiktoken
 
 __all__ = ["TEKKEN_MODELS", "TekkenTokenizer"]
 
@@ -98,6 +99,9 @@ def _from_json(path: Path) -> tuple[str, int, dict[bytes, int]]:
 
 @functools.cache
 def _encoding(path: str | None) -> tuple[tiktoken.Encoding, regex.Pattern[str], int]:
+    import regex  # imported on first use (with tiktoken, ~30 ms of every cold start)
+    import tiktoken
+
     pattern, special, ranks = _bundled() if path is None else _from_json(Path(path))
     name = "tekken" if path is None else f"tekken:{path}"
     enc = tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
