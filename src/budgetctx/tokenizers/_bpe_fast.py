@@ -31,9 +31,9 @@ from typing import Protocol
 
 __all__ = ["VERIFIED", "FastEncoder", "encoder"]
 
-#: (RUST_BACKEND_VERSION, PYTHON_API_VERSION) of the extension builds whose ids were checked equal
-#: to tiktoken's (bpe-openai 0.1.4 on PyPI reports these).
-VERIFIED = frozenset({("0.1.0", "0.1.0")})
+#: The bpe-openai releases whose ids were checked equal to tiktoken's: (the package's version,
+#: its extension's RUST_BACKEND_VERSION and PYTHON_API_VERSION).
+VERIFIED = frozenset({("0.1.4", "0.1.0", "0.1.0")})
 #: The encodings whose ids were checked.
 ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
 
@@ -49,16 +49,24 @@ class FastEncoder(Protocol):
     def count(self, text: str) -> int: ...
 
 
-def _extension() -> object | None:
-    """The loaded ``bpe_openai._bindings`` module, or None if it cannot be loaded."""
-    loaded = sys.modules.get(_MODULE)
-    if loaded is not None:
-        return loaded
-    # find_spec of the package locates it without importing it.
+def _package() -> tuple[Path, str] | None:
+    """The installed package's folder and version, found without importing it (importlib's
+    metadata reader alone costs ~50 ms): the version is the name of its ``.dist-info``."""
     spec = importlib.util.find_spec("bpe_openai")
     if spec is None or not spec.submodule_search_locations:
         return None
     folder = Path(next(iter(spec.submodule_search_locations)))
+    infos = list(folder.parent.glob("bpe_openai-*.dist-info"))
+    if len(infos) != 1:  # none (not installed from a wheel) or a leftover: not the one checked
+        return None
+    return folder, infos[0].name[len("bpe_openai-") : -len(".dist-info")]
+
+
+def _extension(folder: Path) -> object | None:
+    """The loaded ``bpe_openai._bindings`` module, or None if it cannot be loaded."""
+    loaded = sys.modules.get(_MODULE)
+    if loaded is not None:
+        return loaded
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         path = folder / f"_bindings{suffix}"
         if path.is_file():
@@ -82,10 +90,15 @@ def encoder(name: str) -> FastEncoder | None:
     if name not in ENCODINGS or os.environ.get("BUDGETCTX_TIKTOKEN_ONLY", "") not in ("", "0"):
         return None
     try:
-        module = _extension()
+        package = _package()
+        if package is None:
+            return None
+        folder, release = package
+        module = _extension(folder)
         if module is None:
             return None
         version = (
+            release,
             getattr(module, "RUST_BACKEND_VERSION", None),
             getattr(module, "PYTHON_API_VERSION", None),
         )
