@@ -7,13 +7,16 @@ is timed twice: with an empty cache folder each run (a first run on a machine: t
 rank file is decoded and its cache written) and with a filled one (every later run). With
 ``--before SRC`` every case is also run with another source tree first on the path (e.g. an
 export of main's ``src``), alternating run by run so that the machine's load hits both alike.
-Then the slowest imports under ``python -X importtime -c "import budgetctx"`` (self time), to
-find the culprits. Informational only: nothing is asserted (tests check *what* is imported,
-not how fast). Last, encoding the note's sentences with budgetctx's TF-IDF beside
-scikit-learn's ``TfidfVectorizer`` (when installed), which budgetctx reproduces without
-importing it.
+Then building the o200k_base tokenizer in a fresh process and counting the note's segments with
+it, with bpe-openai's prebuilt encoder (the default) and with tiktoken's
+(``BUDGETCTX_TIKTOKEN_ONLY=1``), alternating; then the slowest imports under
+``python -X importtime -c "import budgetctx"`` (self time), to find the culprits.
+Informational only: nothing is asserted (tests check *what* is imported, not how fast). Last,
+encoding the note's sentences with budgetctx's TF-IDF beside scikit-learn's
+``TfidfVectorizer`` (when installed), which budgetctx reproduces without importing it.
 
     .venv/bin/python benchmarks/bench_import.py [--repeat N] [--budget B] [--before SRC]
+        [--note FILE]    # e.g. src/budgetctx/data/sample_discharge_note.txt --budget 256
 """
 
 from __future__ import annotations
@@ -142,18 +145,64 @@ def scipy_sparse_import(repeat: int) -> float:
     return statistics.median(runs)
 
 
+_BUILD = """
+import sys, time
+from budgetctx.tokenizers import TiktokenTokenizer
+text = open(sys.argv[1], encoding="utf-8").read()
+spans = [(m, m + 40) for m in range(0, len(text) - 40, 60)]
+w, c = time.perf_counter(), time.process_time()
+tok = TiktokenTokenizer("o200k_base")
+tok.count_segments(text, spans, "\\n")
+print(time.perf_counter() - w, time.process_time() - c)
+"""
+
+
+def tokenizer_build(note: Path, env: dict[str, str], repeat: int) -> dict[str, list[float]]:
+    """Wall and CPU seconds to build the o200k_base tokenizer and count ``note``'s segments once,
+    in fresh processes (rank cache filled): bpe-openai's encoder against tiktoken's."""
+    cases = {"bpe-openai encoder": env, "tiktoken (BUDGETCTX_TIKTOKEN_ONLY=1)": dict(env)}
+    cases["tiktoken (BUDGETCTX_TIKTOKEN_ONLY=1)"]["BUDGETCTX_TIKTOKEN_ONLY"] = "1"
+    out: dict[str, list[float]] = {}
+    for label, case_env in cases.items():  # fill the cache on both paths
+        subprocess.run([sys.executable, "-c", _BUILD, str(note)], check=True, env=case_env)
+        out[label] = []
+    runs: dict[str, list[tuple[float, float]]] = {label: [] for label in cases}
+    for i in range(repeat):
+        for label in list(cases) if i % 2 == 0 else list(reversed(cases)):
+            line = subprocess.run(
+                [sys.executable, "-c", _BUILD, str(note)],
+                check=True,
+                capture_output=True,
+                text=True,
+                env=cases[label],
+            ).stdout.split()
+            runs[label].append((float(line[0]), float(line[1])))
+    for label, got in runs.items():
+        out[label] = [statistics.median(w for w, _ in got), statistics.median(c for _, c in got)]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--budget", type=int, default=512)
     parser.add_argument("--tokens", type=int, default=2000, help="size of the note")
     parser.add_argument("--before", type=Path, help="another src folder, timed alternately")
+    parser.add_argument(
+        "--note",
+        type=Path,
+        help="a document to select from (default: the bundled note repeated to --tokens)",
+    )
     args = parser.parse_args()
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         note = tmp / "note.txt"
-        note.write_text(note_of(args.tokens), encoding="utf-8")
+        if args.note is not None:
+            note.write_text(args.note.read_text(encoding="utf-8"), encoding="utf-8")
+        else:
+            note.write_text(note_of(args.tokens), encoding="utf-8")
+        size = args.note.name if args.note is not None else f"{args.tokens}-token note"
         envs = environments(tmp, args.before)
         cli = "import sys; from budgetctx.cli import main; sys.argv[0] = 'budgetctx'; main()"
         select = [py, "-c", cli, "select", str(note), "--budget", str(args.budget)]
@@ -161,8 +210,8 @@ def main() -> None:
         cases: dict[str, tuple[list[str], bool]] = {
             "python -c pass": ([py, "-c", "pass"], False),
             "import budgetctx": ([py, "-c", "import budgetctx"], False),
-            f"select ({args.tokens}-token note, -b {args.budget}), first run": (select, True),
-            f"select ({args.tokens}-token note, -b {args.budget}), cache filled": (select, False),
+            f"select ({size}, -b {args.budget}), first run": (select, True),
+            f"select ({size}, -b {args.budget}), cache filled": (select, False),
             "select --help": ([py, "-c", cli, "select", "--help"], False),
         }
         for env in envs.values():  # compile every tree's .pyc files and fill its cache
@@ -188,6 +237,9 @@ def main() -> None:
                 )
         print(f"heavy modules after select ({', '.join(HEAVY)}): {heavy_modules(select)}")
         print(f"cold `import scipy.sparse` after numpy: {scipy_sparse_import(args.repeat):.3f} s")
+        print("o200k_base tokenizer built and the note's segments counted once, fresh process:")
+        for label, (wall, cpu) in tokenizer_build(note, envs["after"], args.repeat).items():
+            print(f"  {label:<40} wall {wall:.3f} s  CPU {cpu:.3f} s")
         text = note.read_text(encoding="utf-8")
     print("\nslowest imports of `import budgetctx` (self time, -X importtime):")
     print(f"{'self ms':>8} {'cumulative ms':>14}  module")

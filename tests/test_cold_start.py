@@ -26,6 +26,8 @@ NOT_AT_IMPORT = (
     "rich",
     "pydantic",
     "platformdirs",
+    "tiktoken",
+    "regex",
 )
 #: ``budgetctx select FILE``: one document, printed as text.
 NOT_IN_SELECT = (
@@ -35,6 +37,8 @@ NOT_IN_SELECT = (
     "multiprocessing",
     "concurrent.futures.process",
     "rich",
+    # o200k_base counts with bpe-openai's prebuilt encoder: tiktoken's is never built
+    "tiktoken",
 )
 
 
