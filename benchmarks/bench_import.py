@@ -164,7 +164,9 @@ def tokenizer_build(note: Path, env: dict[str, str], repeat: int) -> dict[str, l
     cases["tiktoken (BUDGETCTX_TIKTOKEN_ONLY=1)"]["BUDGETCTX_TIKTOKEN_ONLY"] = "1"
     out: dict[str, list[float]] = {}
     for label, case_env in cases.items():  # fill the cache on both paths
-        subprocess.run([sys.executable, "-c", _BUILD, str(note)], check=True, env=case_env)
+        subprocess.run(
+            [sys.executable, "-c", _BUILD, str(note)], check=True, capture_output=True, env=case_env
+        )
         out[label] = []
     runs: dict[str, list[tuple[float, float]]] = {label: [] for label in cases}
     for i in range(repeat):
@@ -245,7 +247,7 @@ def main() -> None:
     print(f"{'self ms':>8} {'cumulative ms':>14}  module")
     for self_us, cum_us, name in slowest_imports(12):
         print(f"{self_us / 1000:8.1f} {cum_us / 1000:14.1f}  {name}")
-    print(f"\nencoding the {args.tokens}-token note (best of 5, ms per call):")
+    print(f"\nencoding {size} (best of 5, ms per call):")
     for label, ms in encode_times(text).items():
         print(f"{ms:8.2f}  {label}")
 

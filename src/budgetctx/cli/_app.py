@@ -7,6 +7,7 @@ is done once, by the command group (:class:`_Group`), not by each command.
 
 from __future__ import annotations
 
+import copy
 import sys
 import warnings
 from collections.abc import Sequence
@@ -147,6 +148,27 @@ app.command("sensitivity")(sensitivity)
 app.command()(serve)
 
 
+def _only(name: str) -> typer.Typer | None:
+    """``app`` holding only its top-level command ``name``, or None if there is no such
+    command. typer turns every command's signature into click options on each start (~30-60
+    ms for all of them; a ``budgetctx`` run needs one): the same group, callback and settings,
+    so the command parses, helps and fails as it does in ``app``."""
+    found = [
+        c
+        for c in app.registered_commands
+        if c.callback is not None
+        and (c.name or c.callback.__name__.lower().replace("_", "-")) == name
+    ]
+    if len(found) != 1:
+        return None
+    one = copy.copy(app)
+    one.registered_commands = found
+    one.registered_groups = []
+    return one
+
+
 def main() -> None:
     """The console script (``budgetctx``)."""
-    app()
+    args = sys.argv[1:]
+    one = _only(args[0]) if args else None
+    (one if one is not None else app)()

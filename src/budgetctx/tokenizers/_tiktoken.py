@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+import budgetctx.tokenizers._bpe_fast as _bpe_fast
 import budgetctx.tokenizers._rank_cache as _rank_cache
 from budgetctx._core.validation import Constraint, OneOf, validate
 from budgetctx._errors import TokenizerError
-from budgetctx.tokenizers import _bpe_fast
 from budgetctx.tokenizers._native import is_native_failure, native_failure
 
 if TYPE_CHECKING:
