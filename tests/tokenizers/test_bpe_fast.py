@@ -110,28 +110,37 @@ def test_turned_off_or_unverified_means_tiktoken(monkeypatch: pytest.MonkeyPatch
     assert build("o200k_base") is None
 
 
-def test_token_lengths_come_from_the_cache_without_decoding(
+def test_token_lengths_need_no_token_decoded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The byte lengths come from the rank file's base64 lengths, then from the cache's lengths
+    file; a damaged lengths file is ignored and rewritten; the tokens are never decoded."""
+    ranks = _tiktoken._encoding("cl100k_base")._mergeable_ranks
+    expected = [len(t) for t in sorted(ranks, key=ranks.__getitem__)]
     monkeypatch.setenv("BUDGETCTX_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("BUDGETCTX_NO_CACHE", raising=False)
-    monkeypatch.setattr(_tiktoken, "_TOKEN_BYTES", {})
-    first = _tiktoken._token_bytes("cl100k_base")  # decodes the ranks, writes the cache
-    assert first is not None
-    _, _, source = _tiktoken._bundled("cl100k_base")
-    cached = _rank_cache.load_lengths("cl100k_base", source)
-    assert cached is not None and np.array_equal(cached, first)
     monkeypatch.setattr(_tiktoken, "_TOKEN_BYTES", {})
 
     def no_decoding(name: str) -> Any:
         raise AssertionError("the ranks were decoded")
 
     monkeypatch.setattr(_tiktoken, "_load_ranks", no_decoding)
+    first = _tiktoken._token_bytes("cl100k_base")
+    assert first is not None and first.tolist() == expected
+    (written,) = (tmp_path / "ranks").glob("cl100k_base-*.lengths")
+    assert written.stat().st_mode & 0o777 == 0o600
+
+    _, _, source = _tiktoken._bundled("cl100k_base")
+    cached = _rank_cache.load_lengths("cl100k_base", source)
+    assert cached is not None and np.array_equal(cached, first)
+    damaged = bytearray(written.read_bytes())
+    damaged[-1] ^= 1
+    written.write_bytes(bytes(damaged))
+    assert _rank_cache.load_lengths("cl100k_base", source) is None
+    monkeypatch.setattr(_tiktoken, "_TOKEN_BYTES", {})
     again = _tiktoken._token_bytes("cl100k_base")
     assert again is not None and np.array_equal(again, first)
-    ranks = _tiktoken._encoding("cl100k_base")._mergeable_ranks
-    by_rank = sorted(ranks, key=ranks.__getitem__)
-    assert again.tolist() == [len(t) for t in by_rank]
+    assert np.array_equal(_rank_cache.load_lengths("cl100k_base", source), first)  # rewritten
 
 
 def test_a_cold_count_builds_no_tiktoken_encoder() -> None:

@@ -37,13 +37,16 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["cache_folder", "load", "load_lengths", "store"]
+__all__ = ["cache_folder", "load", "load_lengths", "store", "store_lengths"]
 
 #: Bumped whenever the layout below changes: an older file is then simply not found.
 _MAGIC = b"budgetctx-ranks\x00\x01"
 # header: magic (16 bytes), sha256 of the payload (32), number of tokens (8, little endian);
 # payload: each token's byte length (uint32 little endian, in rank order), then the tokens.
 _HEADER = len(_MAGIC) + 32 + 8
+#: A file of byte lengths only (what bpe-openai's encoder needs, see :func:`load_lengths`): the
+#: same header with this magic, then the lengths.
+_LENGTHS_MAGIC = b"budgetctx-lens\x00\x00\x01"
 
 
 def cache_folder() -> Path | None:
@@ -62,8 +65,8 @@ def cache_folder() -> Path | None:
     return platformdirs.user_cache_path("budgetctx") / "ranks"
 
 
-def _path(name: str, source_sha256: str, folder: str | Path) -> Path:
-    return Path(folder) / f"{name}-{source_sha256[:32]}.bin"
+def _path(name: str, source_sha256: str, folder: str | Path, suffix: str = ".bin") -> Path:
+    return Path(folder) / f"{name}-{source_sha256[:32]}{suffix}"
 
 
 def _read(
@@ -113,17 +116,44 @@ def load(
 def load_lengths(
     name: str, source_sha256: str, *, folder: str | Path | None = None
 ) -> NDArray[np.int64] | None:
-    """Only the byte lengths of :func:`load` (what maps an encoding back to text offsets),
-    without slicing out 200k tokens: a few milliseconds.
+    """Only the byte lengths of :func:`load` (what maps an encoding back to text offsets), from
+    the lengths file of :func:`store_lengths` or else from the tokens' file, without slicing out
+    200k tokens: a few milliseconds. None when neither is sound.
 
     >>> import tempfile
     >>> folder = tempfile.mkdtemp()
-    >>> store("demo", "ab" * 32, [b"a", b"bc"], folder=folder)
+    >>> store_lengths("demo", "ab" * 32, np.array([1, 2]), folder=folder)
     >>> load_lengths("demo", "ab" * 32, folder=folder).tolist()
     [1, 2]
     """
+    folder = cache_folder() if folder is None else folder
+    if folder is None:
+        return None
+    try:
+        data = _path(name, source_sha256, folder, ".lengths").read_bytes()
+    except OSError:
+        data = b""
+    if len(data) >= _HEADER and data.startswith(_LENGTHS_MAGIC):
+        view = memoryview(data)
+        digest = bytes(view[len(_MAGIC) : len(_MAGIC) + 32])
+        n = int.from_bytes(view[len(_MAGIC) + 32 : _HEADER], "little")
+        if len(data) == _HEADER + 4 * n and hashlib.sha256(view[_HEADER:]).digest() == digest:
+            return np.frombuffer(data, dtype="<u4", count=n, offset=_HEADER).astype(np.int64)
     found = _read(name, source_sha256, folder)
     return None if found is None else found[1].astype(np.int64)
+
+
+def store_lengths(
+    name: str, source_sha256: str, lengths: NDArray[np.int64], *, folder: str | Path | None = None
+) -> None:
+    """Write the tokens' byte ``lengths`` (in rank order) for :func:`load_lengths`; like
+    :func:`store`, nothing happens when the cache is off or cannot be written."""
+    folder = cache_folder() if folder is None else folder
+    if folder is None:
+        return
+    payload = np.asarray(lengths, dtype="<u4").tobytes()
+    header = _LENGTHS_MAGIC + hashlib.sha256(payload).digest() + len(lengths).to_bytes(8, "little")
+    _write(_path(name, source_sha256, folder, ".lengths"), header + payload)
 
 
 def store(
@@ -137,15 +167,19 @@ def store(
     payload = np.fromiter(map(len, tokens), dtype="<u4", count=len(tokens)).tobytes()
     payload += b"".join(tokens)
     header = _MAGIC + hashlib.sha256(payload).digest() + len(tokens).to_bytes(8, "little")
-    target = _path(name, source_sha256, folder)
+    _write(_path(name, source_sha256, folder), header + payload)
+
+
+def _write(target: Path, data: bytes) -> None:
+    """``data`` to ``target`` through a temporary name (never half a file), 0600 in a 0700
+    folder; an OSError (a folder that cannot be written) is ignored."""
     try:
         target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         # mkstemp creates the file 0600, whatever the umask.
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(header)
-                fh.write(payload)
+                fh.write(data)
             Path(tmp).replace(target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -98,6 +98,20 @@ def _load_ranks(name: str) -> dict[bytes, int]:
     if cached is not None:
         tokens, _TOKEN_BYTES[name] = cached
         return dict(zip(tokens, range(len(tokens)), strict=True))
+    raw = _checked(name, path, packed)
+    # The pinned files (their sha256 is checked above) list ranks 0..n-1 in order, so a token's
+    # rank is its line number: decoding in bulk and zipping with a range takes a third of the
+    # time of parsing every rank (a test checks the equality).
+    a2b = binascii.a2b_base64
+    tokens = [a2b(line[: line.index(b" ")]) for line in raw.split(b"\n") if line]
+    _TOKEN_BYTES[name] = _token_lengths_of(raw, len(tokens))
+    if _TOKEN_BYTES[name] is not None:  # the layout the cache assumes: ranks in line order
+        _rank_cache.store(name, source, tokens)
+    return dict(zip(tokens, range(len(tokens)), strict=True))
+
+
+def _checked(name: str, path: Path, packed: bytes) -> bytes:
+    """The rank file ``packed`` decompressed, once its sha256 is tiktoken's pin."""
     try:
         raw = gzip.decompress(packed)
     except OSError as exc:
@@ -108,15 +122,7 @@ def _load_ranks(name: str) -> dict[bytes, int]:
             f"The bundled {name} rank file has sha256 {digest}, not tiktoken's "
             f"{_SPECS[name]['sha256']}; counts would not be exact. Reinstall bpe-openai."
         )
-    # The pinned files (their sha256 is checked above) list ranks 0..n-1 in order, so a token's
-    # rank is its line number: decoding in bulk and zipping with a range takes a third of the
-    # time of parsing every rank (a test checks the equality).
-    a2b = binascii.a2b_base64
-    tokens = [a2b(line[: line.index(b" ")]) for line in raw.split(b"\n") if line]
-    _TOKEN_BYTES[name] = _token_lengths_of(raw, len(tokens))
-    if _TOKEN_BYTES[name] is not None:  # the layout the cache assumes: ranks in line order
-        _rank_cache.store(name, source, tokens)
-    return dict(zip(tokens, range(len(tokens)), strict=True))
+    return raw
 
 
 def _unreadable(path: Path, exc: OSError) -> TokenizerError:
@@ -132,18 +138,21 @@ _TOKEN_BYTES: dict[str, NDArray[np.int64] | None] = {}
 
 
 def _token_bytes(name: str) -> NDArray[np.int64] | None:
-    """:data:`_TOKEN_BYTES` of ``name``, loaded on first use: from the rank cache alone when it
-    holds this rank file (no token is decoded), else by decoding the ranks (which fills the
-    cache). None when the rank file cannot be read or has another layout: callers then count
-    without it."""
+    """:data:`_TOKEN_BYTES` of ``name``, loaded on first use: from the rank cache when it holds
+    this rank file's lengths, else from the rank file's base64 lengths (a gunzip and a sha256,
+    no token decoded), then kept in the cache. None when the rank file cannot be read or has
+    another layout: callers then count without it."""
     if name not in _TOKEN_BYTES:
         try:
-            _, _, source = _bundled(name)
+            path, packed, source = _bundled(name)
             lengths = _rank_cache.load_lengths(name, source)
-            if lengths is not None:
-                _TOKEN_BYTES[name] = lengths
-            else:
-                _load_ranks(name)
+            if lengths is None:
+                raw = _checked(name, path, packed)
+                lines = raw.count(b"\n") + (not raw.endswith(b"\n"))
+                lengths = _token_lengths_of(raw, lines)
+                if lengths is not None:
+                    _rank_cache.store_lengths(name, source, lengths)
+            _TOKEN_BYTES[name] = lengths
         except TokenizerError:
             return None
     return _TOKEN_BYTES.get(name)
