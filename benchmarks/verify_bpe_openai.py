@@ -7,7 +7,9 @@ characters, every line of the Cochrane ``.source``/``.target`` files, every HTML
 whole), the tokenizer tests' edge cases, and seeded random strings built from the pieces that
 stress a pre-tokenizer (whitespace runs, special-token text, contractions, digits, combining
 marks, CJK, astral characters, lone code points of every general category). Both encodings.
-Prints the mismatches and the timings; exits 1 on any mismatch.
+Then every token of the vocabulary that is valid UTF-8 on its own is decoded and compared with
+the bytes of its rank in the sha256-pinned rank file. Prints the mismatches and the timings;
+exits 1 on any mismatch.
 
     .venv/bin/python benchmarks/verify_bpe_openai.py [--data-dir /work/shared/data] [--random N]
 """
@@ -108,6 +110,14 @@ def random_texts(n: int, seed: int) -> Iterator[tuple[str, str]]:
         yield f"random#{i}", "".join(parts)
 
 
+def _utf8(token: bytes) -> bool:
+    try:
+        token.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("/work/shared/data"))
@@ -155,7 +165,12 @@ def main() -> int:
             f"{mismatches} mismatching; load {load * 1000:.0f} ms; "
             f"encode {t_fast:.2f} s (tiktoken {t_ref:.2f} s)"
         )
-        bad += mismatches
+        # the vocabulary itself: every token that is valid UTF-8 alone decodes to its bytes
+        ranks = ref._mergeable_ranks
+        utf8 = [(t.decode("utf-8", "ignore"), r) for t, r in ranks.items() if _utf8(t)]
+        wrong = sum(fast.decode([r]) != s for s, r in utf8)  # type: ignore[attr-defined]
+        print(f"{name}: {len(utf8)} of {len(ranks)} tokens are UTF-8 alone; {wrong} decode wrong")
+        bad += mismatches + wrong
     return 1 if bad else 0
 
 

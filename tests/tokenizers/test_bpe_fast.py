@@ -158,3 +158,20 @@ def test_a_cold_count_builds_no_tiktoken_encoder() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.split() == ["0", "False"]
+
+
+@pytest.mark.slow
+def test_vocabulary_is_the_pinned_rank_files(name: str, fast: _bpe_fast.FastEncoder) -> None:
+    """Every token that is valid UTF-8 on its own (all but ~0.8 %, byte fragments) decodes to
+    the bytes that tiktoken's sha256-pinned rank file gives its rank."""
+    ranks = _tiktoken._encoding(name)._mergeable_ranks
+    decode = fast.decode  # type: ignore[attr-defined]
+    checked = 0
+    for token, rank in ranks.items():
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        assert decode([rank]) == text, rank
+        checked += 1
+    assert checked > 0.99 * len(ranks)
