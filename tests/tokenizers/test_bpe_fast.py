@@ -175,3 +175,10 @@ def test_vocabulary_is_the_pinned_rank_files(name: str, fast: _bpe_fast.FastEnco
         assert decode([rank]) == text, rank
         checked += 1
     assert checked > 0.99 * len(ranks)
+
+
+def test_id_lists_become_uint32_arrays() -> None:
+    ids = [0, 5, 199_999, 2**32 - 1]
+    got = _tiktoken._uint32(ids)
+    assert got.dtype == np.uint32 and got.tolist() == ids
+    assert _tiktoken._uint32([]).tolist() == []

@@ -10,6 +10,7 @@ the encoding where it can: it is ready in ~70 ms, where tiktoken builds its enco
 
 from __future__ import annotations
 
+import array
 import base64
 import binascii
 import functools
@@ -353,7 +354,7 @@ class TiktokenTokenizer:
         if self._fast is not None:
             ids = _fast_call(self._fast.encode, text)
             if ids is not None:
-                return np.asarray(ids, dtype=np.uint32)
+                return _uint32(ids)
         return encode_array(self._enc, text)
 
     def truncate(self, text: str, max_tokens: int) -> str:
@@ -369,6 +370,18 @@ class TiktokenTokenizer:
 
 
 _T = TypeVar("_T")
+
+#: An array typecode of 4 bytes ("I" on every common platform), or None.
+_UINT32 = next((code for code in "IL" if array.array(code).itemsize == 4), None)
+
+
+def _uint32(ids: list[int]) -> NDArray[np.uint32]:
+    """``np.asarray(ids, dtype=np.uint32)`` through ``array.array``, whose conversion is one C
+    loop: a third of numpy's time on a list of ints (~75 us of a 2.7k-token note's ~0.5 ms
+    encoding). Token ids are below 2**32."""
+    if _UINT32 is None:  # pragma: no cover - no 4-byte typecode on this platform
+        return np.asarray(ids, dtype=np.uint32)
+    return np.frombuffer(array.array(_UINT32, ids), dtype=np.uint32)
 
 
 def _fast_call(method: Callable[[str], _T], text: str) -> _T | None:
