@@ -491,7 +491,13 @@ def _piece_spans(chunk: str) -> list[tuple[int, int]]:
     data = chunk.encode("utf-8")
     size = 2 * len(data) + 1
     out, starts, ends = _buffers(size)
-    n_out = fn(data, len(data), out, starts, ends, len(out))
+    # The buffers' size for this chunk, not the (reused, larger) buffers': blingfire's time
+    # grows with the size it is given (half of a short block's call). Its output is the
+    # chunk with line breaks at sentence ends and a NUL; should it ask for more, the call is
+    # made again with everything there is, as before.
+    n_out = fn(data, len(data), out, starts, ends, size)
+    if n_out > size:
+        n_out = fn(data, len(data), out, starts, ends, len(out))
     if n_out <= 0 or n_out > len(out):
         return [(0, len(chunk))]
     k = out.value.count(b"\n") + 1
