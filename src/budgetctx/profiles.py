@@ -204,6 +204,8 @@ class ClinicalProfile:
     def _opening(self, text: str) -> str | None:
         """The header a unit opens with (``"Medications on discharge:"``), if it names a
         pinned section."""
+        if ":" not in text:  # every match ends at one: most units are skipped unscanned
+            return None
         m = _OPENING.match(text)
         if m is None:
             return None

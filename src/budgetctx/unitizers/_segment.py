@@ -508,7 +508,7 @@ def _piece_spans(chunk: str) -> list[tuple[int, int]]:
     char_of = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
     a = char_of[np.asarray(starts[:k], dtype=np.int64)]
     b = char_of[np.minimum(np.asarray(ends[:k], dtype=np.int64) + 1, len(data))]
-    return [(int(x), int(y)) for x, y in zip(a, b, strict=True)]
+    return list(zip(a.tolist(), b.tolist(), strict=True))
 
 
 _BLINGFIRE_FN = getattr(getattr(blingfire, "blingfire", None), "TextToSentencesWithOffsets", None)
@@ -539,10 +539,13 @@ def _split_block(
     # one (found by substring tests, then one scan for their positions), so a block without
     # one is skipped, and only the sentences that hold one are searched, each as before.
     titles = _title_positions(chunk)
-    names = any(_NAME_END.match(chunk, p) for p in titles)
+    names = bool(titles) and any(_NAME_END.match(chunk, p) for p in titles)
     search = _NON_SPACE.search
     if not names:  # most blocks: keep the sentences that hold text, nothing to cut
-        spans = [(a, b) for a, b in offsets if search(chunk, a, b)]
+        # (a sentence that starts with text holds some: the search only for the others)
+        spans = [
+            (a, b) for a, b in offsets if a < b and (not chunk[a].isspace() or search(chunk, a, b))
+        ]
         offsets = []
     for a, b in offsets:
         if not search(chunk, a, b):
