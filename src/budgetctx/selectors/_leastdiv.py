@@ -11,9 +11,9 @@ reports, meetings, reviews and Cochrane). Each candidate solves the same problem
 whose kept units' content terms diverge least from the document's
 (:func:`budgetctx.router.context_divergence`, each unit counting each of its distinct
 content terms once) is kept. Nothing is fitted and no reference is read: the choice is the
-document's own statistics. Selection is a small part of a call, so running three costs
-less than a second MMR call's worth twice over (benchmarks/bench_select_settings.py --total
---pairs mmr least_divergence).
+document's own statistics. A call costs 1.6-2.0x an MMR call at 2k tokens and several times
+it on long documents, where RCD's greedy dominates (benchmarks/bench_select_settings.py
+--total --pairs mmr least_divergence).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ __all__ = ["DEFAULT_CANDIDATES", "LeastDivergenceSelector"]
 #: reading it, chosen between by the divergence of term presence (validation 0.3285 and
 #: 11/22 cells within 0.005 of the best rival; the third pass's two MMRs by term mass,
 #: 0.3256 and 9/22). RCD is spelled with its salience so that the candidate stays what
-#: was measured if RCD's default moves. About 1.7-1.9x MMR's call at 2k tokens (limit 2x).
+#: was measured if RCD's default moves. 1.6-2.0x MMR's call at 2k tokens (the limit is 2x),
+#: about 6x at 64k (RCD's lazy greedy).
 DEFAULT_CANDIDATES = ("mmr", "mmr:salience=fused", "rcd:salience=fused")
 
 _SELF = ("least_divergence", "divergence", "auto")
