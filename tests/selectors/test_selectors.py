@@ -410,6 +410,18 @@ def test_least_divergence_reads_the_term_weighting_it_is_given() -> None:
         LeastDivergenceSelector(terms="tfidf")
 
 
+def test_least_divergence_holds_blas_like_the_rcd_it_runs() -> None:
+    # RCD's coverage sums with BLAS threads unheld cost 10-20x at 256k tokens (fourth pass)
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from budgetctx.build._prepare import blas_threads
+
+    with blas_threads("least_divergence"):
+        inside = [
+            i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"
+        ]
+        assert all(n == 1 for n in inside)
+
+
 def test_auto_runs_mmr_fused_mmr_and_rcd() -> None:
     from budgetctx.selectors import LeastDivergenceSelector
 
