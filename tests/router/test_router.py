@@ -416,6 +416,12 @@ def test_the_bundled_router_routes_to_least_divergence_with_its_evidence(
         lodo["least_divergence"]
         > prov["lodo_validation_mean_rouge1_third_pass"]["least_divergence"]
     )
+    # re-checked on every validation document by a rule fixed before the run (session 4):
+    # the figures it kept least_divergence on satisfy that rule
+    every = prov["least_divergence_fourth_pass_validation_every_document"]
+    diff, low, _ = every["paired_ci95"]["now - third pass, cells"]
+    assert every["decision"] == "kept" and diff > 0 and low > 0
+    assert every["paired_ci95"]["now - third pass, cells, fresh documents"][2] >= 0
     assert "lodo_validation_mean_rouge1_second_pass" in prov
     assert "lodo_validation_mean_rouge1_before_rcd_fused" in prov
     for budget in (64, 256, 512, 4096):
