@@ -374,11 +374,12 @@ def test_least_divergence_keeps_the_candidate_closest_to_the_document() -> None:
     rng = np.random.default_rng(3)
     specs = ("lead", "mmr", "mmr:salience=fused")
     chooser = LeastDivergenceSelector(candidates=specs)
+    assert chooser.terms == "presence"  # issue 21, fourth pass
     picked = set()
     for _ in range(12):
         problem = _no_query_problem(rng, n=int(rng.integers(4, 20)))
         runs = [get_selector(s).select(problem) for s in specs]
-        scores = context_divergences(problem.features, [r.order for r in runs])
+        scores = context_divergences(problem.features, [r.order for r in runs], terms="presence")
         best = int(np.argmin(scores))  # the first of equal scores, as the selector breaks ties
         got = chooser.select(problem)
         assert got.order == runs[best].order
@@ -386,6 +387,49 @@ def test_least_divergence_keeps_the_candidate_closest_to_the_document() -> None:
         assert int(problem.unit_costs[list(got.order)].sum()) <= problem.capacity
         picked.add(best)
     assert len(picked) > 1  # the choice depends on the document
+
+
+def test_least_divergence_reads_the_term_weighting_it_is_given() -> None:
+    # the third pass's chooser (term mass) stays available: same candidates, the choice
+    # follows the divergence asked for
+    from budgetctx.router import context_divergences
+    from budgetctx.selectors import LeastDivergenceSelector
+
+    rng = np.random.default_rng(11)
+    specs = ("lead", "mmr", "mmr:salience=fused", "rcd:salience=fused")
+    for terms in ("mass", "presence"):
+        chooser = get_selector("least_divergence", candidates=specs, terms=terms)
+        assert isinstance(chooser, LeastDivergenceSelector)
+        for _ in range(6):
+            problem = _no_query_problem(rng, n=int(rng.integers(4, 20)))
+            got = chooser.select(problem)
+            runs = [get_selector(s).select(problem) for s in specs]
+            scores = context_divergences(problem.features, [r.order for r in runs], terms=terms)
+            assert got.order == runs[int(np.argmin(scores))].order
+    with pytest.raises(InvalidParameterError, match="presence"):
+        LeastDivergenceSelector(terms="tfidf")
+
+
+def test_least_divergence_holds_blas_like_the_rcd_it_runs() -> None:
+    # RCD's coverage sums with BLAS threads unheld cost 10-20x at 256k tokens (fourth pass)
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from budgetctx.build._prepare import blas_threads
+
+    with blas_threads("least_divergence"):
+        inside = [
+            i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"
+        ]
+        assert all(n == 1 for n in inside)
+
+
+def test_auto_runs_mmr_fused_mmr_and_rcd() -> None:
+    from budgetctx.selectors import LeastDivergenceSelector
+
+    assert LeastDivergenceSelector().candidates == (
+        "mmr",
+        "mmr:salience=fused",
+        "rcd:salience=fused",
+    )
 
 
 @pytest.mark.parametrize(

@@ -126,3 +126,18 @@ def test_encode_array_is_encode_ordinary(name: str, parts: list[str]) -> None:
     text = "".join(parts)
     tok = TiktokenTokenizer(name)
     assert _tiktoken.encode_array(tok._enc, text).tolist() == tok.encode(text)
+
+
+def test_space_mask_is_str_isspace_for_every_code_point() -> None:
+    """The range tests and the table for rare characters call exactly what ``str.isspace``
+    calls whitespace, over the whole of Unicode (and a wrong mask here can be caught)."""
+    import numpy as np
+
+    from budgetctx.tokenizers._tiktoken import _space_mask
+
+    codes = np.arange(0x110000, dtype=np.uint32)
+    expected = np.fromiter((chr(c).isspace() for c in range(0x110000)), dtype=bool)
+    got = _space_mask(codes)
+    assert got.dtype == np.bool_
+    assert np.array_equal(got, expected)
+    assert not np.array_equal(_space_mask(codes + np.uint32(1))[:-1], expected[:-1])

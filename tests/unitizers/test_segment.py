@@ -360,3 +360,34 @@ def test_sentence_unitizer_one_unit_per_sentence_header_attached() -> None:
     ]
     assert [u.segments for u in result.units] == [(0, 1), (2,), (3,)]
     assert result.overlapping is False
+
+
+# --- blingfire's buffers ----------------------------------------------------------------------
+
+
+def test_blingfire_gets_the_chunks_buffer_size_and_more_if_it_asks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each call is given the size its chunk needs (2 bytes a byte and one), not the reused
+    buffer's; a call that asks for more is made again with the whole buffer, and the spans
+    are blingfire's either way."""
+    from budgetctx.unitizers import _segment
+
+    real = _segment._BLINGFIRE_FN
+    if real is None:
+        pytest.skip("this blingfire build has no TextToSentencesWithOffsets")
+    chunk = "Seen by Dr. Lee today. He is stable. Discharged home."
+    expected = _segment._piece_spans(chunk)
+    _segment._buffers(1 << 16)  # a buffer far larger than the chunk, as after a long block
+    sizes: list[int] = []
+
+    def asks_for_more_once(data: bytes, n: int, out: object, s: object, e: object, m: int) -> int:
+        sizes.append(m)
+        if len(sizes) == 1:
+            return m + 1  # "the output needs more room": nothing usable written
+        return int(real(data, n, out, s, e, m))
+
+    monkeypatch.setattr(_segment, "_BLINGFIRE_FN", asks_for_more_once)
+    assert _segment._piece_spans(chunk) == expected == [(0, 22), (23, 36), (37, 53)]
+    assert sizes[0] == 2 * len(chunk.encode()) + 1
+    assert sizes[1] >= 1 << 16

@@ -14,8 +14,10 @@ from budgetctx.unitizers import Segmentation
 
 __all__ = ["BLAS_THREADS_ENV", "blas_threads", "count_segmentations", "separator_slack"]
 
-#: Selectors whose selection multiplies matrices through BLAS (weighted coverage sums).
-_BLAS_SELECTORS = frozenset({"facility", "rcd"})
+#: Selectors whose selection multiplies matrices through BLAS (weighted coverage sums);
+#: least_divergence (what ``auto`` runs) runs RCD among its candidates (issue 21, fourth pass:
+#: unheld, its coverage sums made RCD's selection 10-20x slower at 256k tokens on 2 cores).
+_BLAS_SELECTORS = frozenset({"facility", "rcd", "least_divergence"})
 #: Environment variable: BLAS threads a facility/RCD selection may use (default 1).
 BLAS_THREADS_ENV = "BUDGETCTX_BLAS_THREADS"
 _CONTROLLER: list[tuple[int, Any]] = []

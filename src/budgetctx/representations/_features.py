@@ -639,14 +639,18 @@ def subset_features(features: UnitFeatures, idx: Sequence[int] | IntArray) -> Un
     rows = np.asarray(idx, dtype=np.int64)
     kernel: Kernel
     old = features.kernel
+    X = features.X
+    sub_x: Any = None  # X[rows], sliced once when the kernel reads the same matrix
     if isinstance(old, DeferredDenseKernel) and "G" not in old.__dict__ and _issparse(old.X):
         # still deferred: the subset's product sums each entry in the same order (row i's
         # stored terms), so its G is the same bits as the whole G restricted (a test checks)
-        kernel = DeferredDenseKernel(old.X[rows])
+        sub_x = old.X[rows]
+        kernel = DeferredDenseKernel(sub_x)
     elif isinstance(old, DenseKernel):
         kernel = DenseKernel(old.G[np.ix_(rows, rows)])
     elif isinstance(old, SparseKernel):
-        kernel = SparseKernel(old.X[rows], top_k=old.top_k)
+        sub_x = old.X[rows]
+        kernel = SparseKernel(sub_x, top_k=old.top_k)
     else:
         raise InvalidParameterError(
             f"Cannot restrict a {type(old).__name__} to a subset of units; pinning needs a "
@@ -654,7 +658,8 @@ def subset_features(features: UnitFeatures, idx: Sequence[int] | IntArray) -> Un
             parameter="pin",
             value=type(old).__name__,
         )
-    X = features.X[rows] if features.X is not None else None
+    if X is not None:
+        X = sub_x if sub_x is not None and X is getattr(old, "X", None) else X[rows]
     return UnitFeatures(
         relevance=features.relevance[rows],
         kernel=kernel,

@@ -146,7 +146,9 @@ class TfidfRepresentation(Component, name="tfidf"):
             q = sparse.csr_matrix(np.zeros((1, 1))) if query is not None else None
             return Encoded(ones, q)
         q_vec = fitted.transform([query]) if query is not None else None
-        return Encoded(sparse.csr_matrix(X), q_vec, self._semantic(texts, query))
+        if type(X) is not sparse.csr_matrix:  # ours is one already: no second format check
+            X = sparse.csr_matrix(X)
+        return Encoded(X, q_vec, self._semantic(texts, query))
 
     def _semantic(self, texts: Sequence[str], query: str | None) -> Any:
         if query is None or not self.semantic:

@@ -6,7 +6,11 @@ against references does. Here the distributions are the content-term mass of the
 each unit spreads its number of distinct content terms over its terms in proportion to
 their TF-IDF weights, so a long unit weighs more than "mm-hmm ." and a word that occurs on
 every line weighs less than a rare one (both as in the unit features every selector reads).
-Nothing here sees a reference: it compares the context with its own document.
+With ``terms="presence"`` each unit counts each of its distinct content terms once, so the
+document's distribution is the share of units each term occurs in (issue 21, fourth pass:
+the better chooser among ``least_divergence``'s candidates on validation, see
+docs/results.md). Nothing here sees a reference: it compares the context with its own
+document.
 """
 
 from __future__ import annotations
@@ -18,9 +22,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from budgetctx._errors import InvalidParameterError
 from budgetctx.representations import UnitFeatures
 
-__all__ = ["context_divergence", "context_divergences", "term_mass"]
+__all__ = ["TERM_WEIGHTS", "context_divergence", "context_divergences", "term_mass"]
+
+#: How a unit spreads over its terms: ``"mass"`` (its number of distinct content terms, in
+#: proportion to their TF-IDF weights) or ``"presence"`` (1 for each distinct content term).
+TERM_WEIGHTS = ("mass", "presence")
 
 
 def _issparse(x: Any) -> bool:
@@ -71,10 +80,13 @@ def _js(p: NDArray[np.float64], q: NDArray[np.float64]) -> float:
     return min(1.0, max(0.0, 0.5 * kl(p) + 0.5 * kl(q)))
 
 
-def context_divergence(features: UnitFeatures, kept: Sequence[int]) -> float:
+def context_divergence(
+    features: UnitFeatures, kept: Sequence[int], *, terms: str = "mass"
+) -> float:
     """JS divergence between the content-term mass of the ``kept`` units and of all units:
     0 when the context says what the document says in the same proportions, 1 when they
-    share no term. Dense (embedding) features give ``1 - cos`` of the mean vectors instead.
+    share no term. ``terms`` is one of :data:`TERM_WEIGHTS`. Dense (embedding) features give
+    ``1 - cos`` of the mean vectors instead.
 
     >>> from scipy import sparse
     >>> from budgetctx.representations import DenseKernel, UnitFeatures
@@ -83,10 +95,12 @@ def context_divergence(features: UnitFeatures, kept: Sequence[int]) -> float:
     >>> context_divergence(f, [0, 1]) < context_divergence(f, [0])
     True
     """
-    return context_divergences(features, [kept])[0]
+    return context_divergences(features, [kept], terms=terms)[0]
 
 
-def context_divergences(features: UnitFeatures, contexts: Sequence[Sequence[int]]) -> list[float]:
+def context_divergences(
+    features: UnitFeatures, contexts: Sequence[Sequence[int]], *, terms: str = "mass"
+) -> list[float]:
     """:func:`context_divergence` of each of several contexts of one document, the
     document's distribution computed once (what a run-time choice among candidates needs).
 
@@ -97,6 +111,13 @@ def context_divergences(features: UnitFeatures, contexts: Sequence[Sequence[int]
     >>> context_divergences(f, [[0, 1], []])
     [0.0, 1.0]
     """
+    if terms not in TERM_WEIGHTS:
+        raise InvalidParameterError(
+            f"terms must be one of {', '.join(map(repr, TERM_WEIGHTS))}, got {terms!r}; "
+            "use 'presence' (what least_divergence reads) or 'mass'.",
+            parameter="terms",
+            value=terms,
+        )
     X = features.X
     out: list[float] = []
     if X is None:
@@ -117,7 +138,11 @@ def context_divergences(features: UnitFeatures, contexts: Sequence[Sequence[int]
     # here, and a run-time choice computes this per candidate
     X = X.tocsr()
     n, width = X.shape
-    row, mass = _term_mass_data(X)
+    if terms == "mass":
+        row, mass = _term_mass_data(X)
+    else:
+        row = np.repeat(np.arange(n), np.diff(X.indptr))
+        mass = (np.asarray(X.data) != 0).astype(np.float64)
     doc: NDArray[np.float64] = np.bincount(X.indices, weights=mass, minlength=width).astype(
         np.float64
     )

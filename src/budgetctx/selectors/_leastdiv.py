@@ -1,39 +1,62 @@
 """Least divergence: run several selectors, keep the context closest to its document
-(issue 21, third pass).
+(issue 21, third and fourth passes).
 
 Louis and Nenkova (2013) found that the Jensen-Shannon divergence between a summary's word
 distribution and its input's ranks summaries nearly as well as ROUGE against references
 does. Here it chooses at run time among candidate selectors that err in different ways: MMR
-reading the centroid salience (our best single selector) and MMR reading the fused salience
+reading the centroid salience (our best single selector), MMR reading the fused salience
 of :mod:`budgetctx.selectors._salience` (better on reports, papers, meetings and Cochrane-PLS,
-worse on patents and TV scripts). Each candidate solves the same problem; the one whose kept
-units' content-term mass diverges least from the document's
-(:func:`budgetctx.router.context_divergence`) is kept.
-Nothing is fitted and no reference is read: the choice is the document's own statistics.
-Selection is a few per cent of a call, so running two costs little (benchmarks/
-bench_select_settings.py --total --pairs mmr least_divergence).
+worse on patents and TV scripts) and RCD reading the fused salience (its default; better on
+reports, meetings, reviews and Cochrane). Each candidate solves the same problem; the one
+whose kept units' content terms diverge least from the document's
+(:func:`budgetctx.router.context_divergence`, each unit counting each of its distinct
+content terms once) is kept. Nothing is fitted and no reference is read: the choice is the
+document's own statistics. A call costs 1.6-2.0x an MMR call at 2k tokens and several times
+it on long documents, where RCD's greedy dominates (benchmarks/bench_select_settings.py
+--total --pairs mmr least_divergence).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from budgetctx._core.component import Component
-from budgetctx._core.validation import Constraint, Predicate
-from budgetctx.selectors._base import Selection, SelectionProblem, get_selector
+from budgetctx._core.validation import Constraint, OneOf, Predicate
+from budgetctx.selectors._base import Selection, SelectionProblem, Selector, get_selector
 from budgetctx.selectors._salience import with_salience
 
 __all__ = ["DEFAULT_CANDIDATES", "LeastDivergenceSelector"]
 
 #: Chosen on the validation splits of every public dataset, leave-one-dataset-out
-#: (docs/results.md, issue 21 third pass): MMR as it is and MMR reading the fused salience.
-#: Adding ``"rcd:salience=fused"`` scored a little higher there (0.3272 against 0.3256) but
-#: RCD's lazy greedy made a call 1.7-2.5x MMR's at 2k tokens, past the 2x ``auto`` may cost.
-DEFAULT_CANDIDATES = ("mmr", "mmr:salience=fused")
+#: (docs/results.md, issue 21 fourth pass): MMR, MMR reading the fused salience and RCD
+#: reading it, chosen between by the divergence of term presence (validation 0.3285 and
+#: 11/22 cells within 0.005 of the best rival; the third pass's two MMRs by term mass,
+#: 0.3256 and 9/22). RCD is spelled with its salience so that the candidate stays what
+#: was measured if RCD's default moves. 1.6-2.0x MMR's call at 2k tokens (the limit is 2x),
+#: about 6x at 64k (RCD's lazy greedy).
+DEFAULT_CANDIDATES = ("mmr", "mmr:salience=fused", "rcd:salience=fused")
 
 _SELF = ("least_divergence", "divergence", "auto")
+
+# Built candidates by spec: parsing and validating a spec costs about as much as an MMR
+# selection on a 2k-token document, and `auto` builds this selector (so checks its
+# candidates) on every call. Only immutable selectors are kept (registered names never
+# change their factory: the registry refuses a second registration).
+_BUILT: dict[str, Selector] = {}
+
+
+def _candidate(spec: str) -> Selector:
+    selector = _BUILT.get(spec)
+    if selector is None:
+        selector = get_selector(spec)
+        params = getattr(selector, "__dataclass_params__", None)
+        frozen = dataclasses.is_dataclass(selector) and params is not None and params.frozen
+        if frozen and len(_BUILT) < 256:
+            _BUILT[spec] = selector
+    return selector
 
 
 def _candidates_ok(value: Any) -> bool:
@@ -42,7 +65,7 @@ def _candidates_ok(value: Any) -> bool:
     for spec in value:
         if not isinstance(spec, str) or spec.split(":", 1)[0].strip().lower() in _SELF:
             return False
-        get_selector(spec)
+        _candidate(spec)
     return True
 
 
@@ -52,10 +75,14 @@ class LeastDivergenceSelector(Component, name="least_divergence"):
     diverges least from the document; ties go to the earlier candidate.
 
     >>> LeastDivergenceSelector().candidates
-    ('mmr', 'mmr:salience=fused')
+    ('mmr', 'mmr:salience=fused', 'rcd:salience=fused')
     """
 
     candidates: tuple[str, ...] = DEFAULT_CANDIDATES
+    #: how the divergence weighs a unit's terms (``router._divergence.TERM_WEIGHTS``):
+    #: ``"presence"`` chose better than the third pass's ``"mass"`` on validation (issue 21,
+    #: fourth pass)
+    terms: str = "presence"
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "candidates": Predicate(
@@ -64,6 +91,7 @@ class LeastDivergenceSelector(Component, name="least_divergence"):
             fix="e.g. ('mmr', 'rcd:salience=fused').",
             convert=tuple,
         ),
+        "terms": OneOf(("presence", "mass"), fix="use 'presence' (the default) or 'mass'."),
     }
 
     def select(self, problem: SelectionProblem) -> Selection:
@@ -75,14 +103,16 @@ class LeastDivergenceSelector(Component, name="least_divergence"):
         fused: SelectionProblem | None = None
         selections = []
         for spec in specs:
-            selector = get_selector(spec)
+            selector = _candidate(spec)
             if getattr(selector, "salience", None) == "fused":
                 # the fused salience once for every candidate that reads it
                 fused = fused or with_salience(problem, "fused")
                 selections.append(selector.select(fused))
             else:
                 selections.append(selector.select(problem))
-        scores = context_divergences(problem.features, [s.order for s in selections])
+        scores = context_divergences(
+            problem.features, [s.order for s in selections], terms=self.terms
+        )
         k = min(range(len(specs)), key=scores.__getitem__)  # ties: the earlier candidate
         chosen = selections[k]
         note = f"least divergence: {specs[k]} ({scores[k]:.4f})"

@@ -123,7 +123,9 @@ class RCDSelector(Component, name="rcd"):
     Without a query, R reads the fused salience by default (``salience``,
     :mod:`budgetctx.selectors._salience`); ``salience=None`` (or ``"centroid"``, the same for
     RCD) reads the centroid cosine: the paper's objective, and what the paper's tables and
-    the weight-sensitivity study (``budgetctx sensitivity``) use.
+    the weight-sensitivity study (``budgetctx sensitivity``) use. In a document recognised as
+    a dialogue that cosine carries the filler rule (:mod:`budgetctx.representations._salience`),
+    so on transcripts ``salience=None`` is not the paper's plain centroid.
 
     >>> RCDSelector(alpha=1.0, beta=0.0, gamma=0.0).params()["alpha"]
     1.0

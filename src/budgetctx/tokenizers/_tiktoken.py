@@ -491,9 +491,15 @@ def _byte_offsets(text: str, codes: NDArray[np.uint32]) -> NDArray[np.int64] | N
 
 
 def _space_mask(codes: NDArray[np.uint32]) -> NDArray[np.bool_]:
-    """Which characters str.isspace() calls whitespace: one table lookup per character."""
-    table = _SPACE_TABLE
-    return table[np.minimum(codes, len(table) - 1)]
+    """Which characters str.isspace() calls whitespace: two range tests per character (9-13
+    and 28-32, unsigned differences), and a table lookup only for the characters past U+0084
+    (a lookup per character was a tenth of a 2k-token document's encoding)."""
+    mask = ((codes - np.uint32(9)) <= 4) | ((codes - np.uint32(28)) <= 4)
+    high = np.flatnonzero(codes >= 0x85)
+    if len(high):
+        table = _SPACE_TABLE
+        mask[high] = table[np.minimum(codes[high], len(table) - 1)]
+    return mask
 
 
 def _tokens_before(

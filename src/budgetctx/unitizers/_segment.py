@@ -220,9 +220,11 @@ _TITLE_AT = re.compile(rf"(?:{_TITLE_ALT})\.")
 
 def _title_positions(chunk: str) -> list[int]:
     """Ascending offsets of every title (``Dr.``, ``Mrs.``, ...) in ``chunk``."""
-    if not any(t in chunk for t in _NAME_TITLES):
+    # one search in C rather than a substring test per title through a generator
+    first = _TITLE_AT.search(chunk)
+    if first is None:
         return []
-    return [m.start() for m in _TITLE_AT.finditer(chunk)]
+    return [m.start() for m in _TITLE_AT.finditer(chunk, first.start())]
 
 
 #: What every match of _TITLE_END ends with.
@@ -234,7 +236,10 @@ _ABBREV_END = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def _normalise_heading(name: str) -> str:
+    # Memoised: a document repeats its few labels on many lines (speakers, form fields), and
+    # the same names come back from the pins and the clinical profile (issue 27).
     return re.sub(r"\s+", " ", name.strip().strip(":").strip()).upper()
 
 
@@ -242,7 +247,7 @@ def is_header_text(line: str) -> str | None:
     """Return the normalised section name if ``line`` (one stripped line) is a header."""
     if not line or len(line) > 80:
         return None
-    if m := _MD_HEADER.fullmatch(line):
+    if line[0] == "#" and (m := _MD_HEADER.fullmatch(line)):
         return _normalise_heading(m.group("name"))
     bare = line.rstrip(":").strip()
     if not bare:
@@ -264,13 +269,15 @@ def is_header_text(line: str) -> str | None:
 
 def _inline_heading(line: str) -> tuple[str, int] | None:
     """``("HISTORY OF PRESENT ILLNESS", 28)`` for ``"HISTORY OF PRESENT ILLNESS: The ..."``."""
+    if ":" not in line:  # every match holds one: most lines of running text are skipped
+        return None
     m = _INLINE_HEADER.match(line)
     if not m:
         return None
     name = m.group("name").strip()
-    lowered = name.lower()
-    letters = sum(c.isalpha() for c in name)
-    if lowered in _KNOWN_HEADERS or (name.isupper() and letters >= 4 and len(name.split()) <= 8):
+    if name.lower() in _KNOWN_HEADERS or (
+        name.isupper() and len(name.split()) <= 8 and sum(c.isalpha() for c in name) >= 4
+    ):
         return _normalise_heading(name), m.end()
     return None
 
@@ -484,7 +491,13 @@ def _piece_spans(chunk: str) -> list[tuple[int, int]]:
     data = chunk.encode("utf-8")
     size = 2 * len(data) + 1
     out, starts, ends = _buffers(size)
-    n_out = fn(data, len(data), out, starts, ends, len(out))
+    # The buffers' size for this chunk, not the (reused, larger) buffers': blingfire's time
+    # grows with the size it is given (half of a short block's call). Its output is the
+    # chunk with line breaks at sentence ends and a NUL; should it ask for more, the call is
+    # made again with everything there is, as before.
+    n_out = fn(data, len(data), out, starts, ends, size)
+    if n_out > size:
+        n_out = fn(data, len(data), out, starts, ends, len(out))
     if n_out <= 0 or n_out > len(out):
         return [(0, len(chunk))]
     k = out.value.count(b"\n") + 1
@@ -495,7 +508,7 @@ def _piece_spans(chunk: str) -> list[tuple[int, int]]:
     char_of = np.concatenate(([0], np.cumsum((raw & 0xC0) != 0x80)))
     a = char_of[np.asarray(starts[:k], dtype=np.int64)]
     b = char_of[np.minimum(np.asarray(ends[:k], dtype=np.int64) + 1, len(data))]
-    return [(int(x), int(y)) for x, y in zip(a, b, strict=True)]
+    return list(zip(a.tolist(), b.tolist(), strict=True))
 
 
 _BLINGFIRE_FN = getattr(getattr(blingfire, "blingfire", None), "TextToSentencesWithOffsets", None)
@@ -526,9 +539,16 @@ def _split_block(
     # one (found by substring tests, then one scan for their positions), so a block without
     # one is skipped, and only the sentences that hold one are searched, each as before.
     titles = _title_positions(chunk)
-    names = any(_NAME_END.match(chunk, p) for p in titles)
+    names = bool(titles) and any(_NAME_END.match(chunk, p) for p in titles)
+    search = _NON_SPACE.search
+    if not names:  # most blocks: keep the sentences that hold text, nothing to cut
+        # (a sentence that starts with text holds some: the search only for the others)
+        spans = [
+            (a, b) for a, b in offsets if a < b and (not chunk[a].isspace() or search(chunk, a, b))
+        ]
+        offsets = []
     for a, b in offsets:
-        if not _NON_SPACE.search(chunk, a, b):
+        if not search(chunk, a, b):
             continue
         held = names and bisect.bisect_left(titles, b) > bisect.bisect_left(titles, a)
         for name_end in _NAME_END.finditer(chunk, a, b) if held else ():
@@ -542,7 +562,7 @@ def _split_block(
     if not spans:
         spans = [(0, len(chunk))]
     scripts = not chunk.isascii() and _SCRIPT_CHARS.search(chunk)  # isascii: one fast pass
-    if scripts or any(p[1] == q[0] for p, q in itertools.pairwise(spans)):
+    if scripts or (len(spans) > 1 and any(p[1] == q[0] for p, q in itertools.pairwise(spans))):
         # Only a block with such a sentence end, or with sentences that touch (a closing
         # quote blingfire split off), has anything to split or give back.
         spans = _split_script_ends(chunk, spans)
@@ -559,11 +579,15 @@ def _split_block(
         if run_in is not None:
             spans[-1:] = [_trim(chunk, la, m.start("tail")), (m.start("tail"), lb)]
     out: list[Segment] = []
+    short = 2 * max_words if max_words is not None else len(chunk)  # what _cap_words never cuts
     for i, (a, b) in enumerate(spans):
         seg_heading = heading if i == 0 else None
         seg_kind = kind if i == 0 else "sentence"
         if run_in is not None and i == len(spans) - 1:
             seg_heading, seg_kind = run_in, "header"
+        if b - a <= short:  # most sentences: no call
+            out.append(Segment(start + a, start + b, chunk[a:b], seg_kind, seg_heading))
+            continue
         for sa, sb in _cap_words(chunk, a, b, max_words):
             out.append(
                 Segment(
@@ -603,6 +627,8 @@ def _split_script_ends(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[i
 
 def _trim(chunk: str, a: int, b: int) -> tuple[int, int]:
     """Shrink a span to its non-space text (blingfire keeps e.g. U+2028 inside a sentence)."""
+    if a < b and not chunk[a].isspace() and not chunk[b - 1].isspace():
+        return a, b  # most spans: nothing to trim
     while a < b and chunk[a].isspace():
         a += 1
     while b > a and chunk[b - 1].isspace():
@@ -634,11 +660,17 @@ def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
         if merged:
             pa, pb = merged[-1]
             prev = _tail(chunk, pa, pb)
-            first = _NON_SPACE.search(chunk, a, b)
-            nxt = first.group() if first is not None else ""
+            if a < b and not chunk[a].isspace():  # most spans start at their first character
+                nxt = chunk[a]
+            else:
+                first = _NON_SPACE.search(chunk, a, b)
+                nxt = first.group() if first is not None else ""
             if (
-                _NON_SPACE.search(chunk, pb, a)  # blingfire dropped text: keep it inside a span
-                or _ONLY_MARKER.fullmatch(prev)
+                # blingfire dropped text: keep it inside a span (str.isspace is the test \S
+                # negates, and an empty gap has no text)
+                (pb < a and not chunk[pb:a].isspace())
+                # a list marker alone is at most 5 characters ("(123)")
+                or (len(prev) <= _MARKER_CHARS and _ONLY_MARKER.fullmatch(prev))
                 # the cheap tests first: most spans end in neither a title nor an abbreviation
                 # before a capital (each regex scans the whole tail)
                 or (prev.endswith(_TITLE_ENDINGS) and _TITLE_END.search(prev))
@@ -658,6 +690,10 @@ def _repair_spans(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, i
 
 
 _NON_SPACE = re.compile(r"\S")
+#: The longest match of _ONLY_MARKER ("(123" and a "." or ")").
+_MARKER_CHARS = 5
+_MARKER_ENDS = (".", ")")
+_MARKER_ENDS_LF = (".\n", ")\n")
 # Longer than any match of _TITLE_END, _ABBREV_END or _ONLY_MARKER, so that a tail of this many
 # characters gives the same answers as the whole span.
 _TAIL = 64
@@ -673,6 +709,9 @@ def _tail(chunk: str, a: int, b: int) -> str:
 def _trailing_marker(chunk: str, a: int, b: int) -> re.Match[str] | None:
     """``_TRAILING_MARKER.search(chunk, a, b)`` without scanning the whole span: a match is a
     run of spaces and a number at the very end, so the search starts just before that run."""
+    # a match ends with "." or ")" at the span's end, or before a final line break (``$``)
+    if chunk[b - 1 : b] not in _MARKER_ENDS and chunk[b - 2 : b] not in _MARKER_ENDS_LF:
+        return None
     lo = max(a, b - 8)  # "\n(123)." is the longest non-space end a match can have
     while lo > a and chunk[lo - 1].isspace():
         lo -= 1
