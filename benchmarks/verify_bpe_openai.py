@@ -60,16 +60,20 @@ PIECES = [
 ]
 
 
-def _strings(value: object, out: list[str]) -> None:
+def json_strings(
+    value: object, out: list[str], *, min_chars: int = 2, max_chars: int | None = None
+) -> None:
+    """Every string of at least ``min_chars`` in a parsed JSON value, cut to ``max_chars``
+    (also read by verify_open_tokenizers.py)."""
     if isinstance(value, str):
-        if len(value) >= 2:
-            out.append(value)
+        if len(value) >= min_chars:
+            out.append(value[:max_chars])
     elif isinstance(value, dict):
         for v in value.values():
-            _strings(v, out)
+            json_strings(v, out, min_chars=min_chars, max_chars=max_chars)
     elif isinstance(value, list):
         for v in value:
-            _strings(v, out)
+            json_strings(v, out, min_chars=min_chars, max_chars=max_chars)
 
 
 def data_texts(root: Path) -> Iterator[tuple[str, str]]:
@@ -81,11 +85,11 @@ def data_texts(root: Path) -> Iterator[tuple[str, str]]:
             found: list[str] = []
             for line in path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
-                    _strings(json.loads(line), found)
+                    json_strings(json.loads(line), found)
             yield from ((rel, t) for t in dict.fromkeys(found))
         elif path.suffix == ".json":
             found = []
-            _strings(json.loads(path.read_text(encoding="utf-8")), found)
+            json_strings(json.loads(path.read_text(encoding="utf-8")), found)
             yield from ((rel, t) for t in dict.fromkeys(found))
         elif path.suffix in (".source", ".target"):
             lines = path.read_text(encoding="utf-8").splitlines()

@@ -26,6 +26,8 @@ from pathlib import Path
 import quicktok
 import tiktoken
 
+from verify_bpe_openai import json_strings
+
 LLAMA3_PAT = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+"
     r"[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
@@ -56,17 +58,6 @@ def _ranks(path: Path) -> dict[bytes, int]:
     return out
 
 
-def _strings(value: object, out: list[str]) -> None:
-    if isinstance(value, str) and len(value) > 40:
-        out.append(value[:20000])
-    elif isinstance(value, dict):
-        for v in value.values():
-            _strings(v, out)
-    elif isinstance(value, list):
-        for v in value:
-            _strings(v, out)
-
-
 def _texts(data_dir: Path | None, limit: int) -> list[str]:
     texts = list(EDGE)
     if data_dir is None or not data_dir.is_dir():
@@ -75,7 +66,7 @@ def _texts(data_dir: Path | None, limit: int) -> list[str]:
     for path in sorted(data_dir.rglob("*")):
         if path.suffix == ".jsonl":
             for line in path.read_text(encoding="utf-8", errors="replace").splitlines()[:20]:
-                _strings(json.loads(line), found)
+                json_strings(json.loads(line), found, min_chars=41, max_chars=20000)
         elif path.suffix in (".json", ".html", ".md"):
             found.append(path.read_text(encoding="utf-8", errors="replace")[:20000])
     return texts + found[:limit]
