@@ -97,8 +97,11 @@ def documents(root: Path, tok: Any, label: str) -> list[tuple[str, str]]:
 
 
 def floor_fn(tok: Any) -> Any:
-    enc = getattr(tok, "_enc", None)
-    return enc.encode_ordinary if enc is not None else tok.count
+    # The floor is tiktoken's own encode_ordinary, whichever encoder budgetctx counts
+    # with (bpe-openai's since session 4): one fixed yardstick for every tree compared.
+    from budgetctx.tokenizers import _tiktoken
+
+    return _tiktoken._encoding(tok.name).encode_ordinary
 
 
 def grid(args: argparse.Namespace, root: Path) -> None:
