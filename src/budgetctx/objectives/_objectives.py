@@ -110,6 +110,9 @@ class FacilityLocation:
         self.w = None if weights is None else np.asarray(weights, dtype=np.float64)
         self.cur = np.zeros(features.n)
         self.cur_sum = 0.0
+        # scratch for a dense column's max with cur: a gain is evaluated thousands of times
+        # per selection on a long document, and allocating the n-vector each time cost ~2 us
+        self._best = np.empty(features.n)
 
     def initial_gains(self) -> FloatArray:
         sums = (
@@ -125,7 +128,7 @@ class FacilityLocation:
         rows, vals = self.kernel.coverage_column(e)
         w = self.w
         if rows is None:
-            best = np.maximum(vals, self.cur)
+            best = np.maximum(vals, self.cur, out=self._best)
             delta = float((best.sum() if w is None else best @ w) - self.cur_sum)
         else:
             cur = self.cur[rows]

@@ -60,62 +60,92 @@ def lazy_greedy(
     objective = make_objective()
     tracker = problem.tracker()
     n = problem.n
+    init = getattr(objective, "initial_gains", None)
+    first = np.asarray(
+        init() if init is not None else [objective.gain(e) for e in range(n)], dtype=np.float64
+    )
+    # The per-unit bookkeeping lives in Python lists, not numpy arrays: the loop below reads
+    # one element at a time, and a numpy scalar read costs several times a list read (about
+    # a third of a 64k-token RCD call went to such reads and to the setup loop).
+    units = np.arange(n) if allowed is None else np.flatnonzero(allowed)
+    marginal: list[int] = tracker.marginal.tolist()
+    last_gain: list[float] = first.tolist() if n else []
+    fresh_at = [0] * n  # only read for allowed units, which all start fresh at step 0
+    version = [0] * n
+    selected = [False] * n
+    pow_of: dict[int, float] = {}
+
+    def power(cost: int) -> float:
+        # cost ** r as _ratio computes it, once per distinct cost
+        d = pow_of.get(cost)
+        if d is None:
+            d = pow_of[cost] = float(cost) if rexp == 1.0 else math.pow(cost, rexp)
+        return d
+
+    def ratio(gain: float, cost: int) -> float:
+        return math.inf if cost <= 0 else gain / power(cost)
+
     # Heap entries: (-upper bound on ratio, unit, version). Gains only shrink and costs only
     # shrink when a neighbour is selected, so a bound is refreshed whenever a cost changes.
-    last_gain = np.zeros(n)
-    fresh_at = np.full(n, -1)
-    version = np.zeros(n, dtype=np.int64)
-    heap: list[tuple[float, int, int]] = []
-    singleton_value, singleton = -math.inf, None
-    init = getattr(objective, "initial_gains", None)
-    first = init() if init is not None else np.array([objective.gain(e) for e in range(n)])
-    for e in range(n):
-        if allowed is not None and not allowed[e]:
-            continue
-        # Units that never fit stay in the heap so that the first one popped is reported as
-        # the overflow (the unit the truncate option cuts to size).
-        g = float(first[e])
-        last_gain[e] = g
-        fresh_at[e] = 0
-        heap.append((-_ratio(g, int(tracker.marginal[e]), rexp), e, 0))
-        if g > singleton_value and tracker.fits(e):
-            singleton_value, singleton = g, e
+    # Units that never fit stay in the heap so that the first one popped is reported as the
+    # overflow (the unit the truncate option cuts to size).
+    costs = tracker.marginal[units]
+    distinct, which = np.unique(costs, return_inverse=True)
+    den = np.array([power(c) if c > 0 else 1.0 for c in distinct.tolist()])
+    with np.errstate(divide="ignore"):
+        # the same IEEE division as ratio(); a cost <= 0 is free to keep (ratio inf)
+        keys = np.where(costs > 0, -(first[units] / den[which.reshape(-1)]), -math.inf)
+    heap = list(zip(keys.tolist(), units.tolist(), [0] * len(units), strict=True))
     heapq.heapify(heap)
+    # The best single unit that fits: the first of the largest gains, as a scan would keep.
+    singleton_value, singleton = -math.inf, None
+    fitting = units[tracker.marginal[units] <= tracker.remaining]
+    if fitting.size:
+        best = int(fitting[int(np.argmax(first[fitting]))])
+        if first[best] > singleton_value:
+            singleton_value, singleton = float(first[best]), best
 
     order: list[int] = []
     gains: list[float] = []
     overflow: int | None = None
     step = 0
+    remaining = tracker.remaining
+    nothing_fits = fitting.size == 0
+    gain = objective.gain
+    push, pop = heapq.heappush, heapq.heappop
     while heap:
-        _, e, ver = heapq.heappop(heap)
-        if ver != version[e] or tracker.is_selected[e]:
+        _, e, ver = pop(heap)
+        if ver != version[e] or selected[e]:
             continue
-        if not tracker.fits(e):
+        if marginal[e] > remaining:
             # It cannot fit later either: the budget shrinks at least as fast as its cost.
             if overflow is None:
                 overflow = e
+            if nothing_fits:
+                # the rest of the heap could only be popped and dropped: stop here
+                break
             continue
         if fresh_at[e] == step:
             objective.add(e)
             order.append(e)
             gains.append(float(last_gain[e]))
-            for u in tracker.add(e):
-                if not tracker.is_selected[u] and (allowed is None or allowed[u]):
+            changed = tracker.add(e)
+            selected[e] = True
+            marginal[e] = 0
+            remaining = tracker.remaining
+            open_units = ~tracker.is_selected if allowed is None else allowed & ~tracker.is_selected
+            nothing_fits = not bool((tracker.marginal[open_units] <= remaining).any())
+            for u in changed:
+                marginal[u] = int(tracker.marginal[u])
+                if not selected[u] and (allowed is None or allowed[u]):
                     version[u] += 1
-                    heapq.heappush(
-                        heap,
-                        (
-                            -_ratio(last_gain[u], int(tracker.marginal[u]), rexp),
-                            u,
-                            int(version[u]),
-                        ),
-                    )
+                    push(heap, (-ratio(last_gain[u], marginal[u]), u, version[u]))
             step += 1
             continue
-        g = objective.gain(e)
+        g = gain(e)
         last_gain[e] = g
         fresh_at[e] = step
-        heapq.heappush(heap, (-_ratio(g, int(tracker.marginal[e]), rexp), e, int(version[e])))
+        push(heap, (-ratio(g, marginal[e]), e, version[e]))
     return _finish(order, gains, overflow, singleton, singleton_value, best_singleton)
 
 
