@@ -191,3 +191,20 @@ def test_features_from_user_kernel() -> None:
     f = UnitFeatures.from_kernel([[1.0, 1.2], [1.2, 1.0]], [0.5, -0.2])
     assert f.relevance.tolist() == [0.5, 0.0]
     assert np.linalg.eigvalsh(f.kernel.G.astype(float)).min() > -1e-6
+
+
+def test_weighted_coverage_sums_blocks_give_the_bits_of_larger_blocks() -> None:
+    # The dense kernel multiplies 64 rows at a time (issue 27 follow-up; 512 before). Each
+    # output is one row's dot with the weights, so the block size must not change a bit of
+    # it: a change would move RCD's coverage scale and facility's first gains.
+    rng = np.random.default_rng(3)
+    for n in (5, 64, 203, 517):
+        X = rng.random((n, 40)) * (rng.random((n, 40)) > 0.6)
+        X[:, 0] += 0.01
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+        kernel = DenseKernel(X @ X.T)
+        w = rng.random(n)
+        pos = kernel.positive
+        big = np.concatenate([pos[b : b + 512].astype(np.float64) @ w for b in range(0, n, 512)])
+        assert np.array_equal(kernel.weighted_coverage_sums(w), big)
+        assert kernel.weighted_coverage_sums(w) == pytest.approx(pos.astype(np.float64) @ w)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import heapq
 import itertools
+import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -84,3 +87,81 @@ def test_selectors_pass_their_options_to_greedy() -> None:
         lazy = sel.select(problem)
         naive = naive_greedy(problem, lambda s=sel: s.objective(problem), cost_exponent=0.0)
         assert lazy.order == naive.order
+
+
+def _drain_greedy(
+    problem: SelectionProblem,
+    objective: Any,
+    *,
+    cost_exponent: float,
+    allowed: np.ndarray | None,
+) -> tuple[tuple[int, ...], tuple[float, ...], int | None]:
+    """The lazy greedy as it was before issue 27's follow-up: numpy bookkeeping, one heap
+    entry built at a time, and the heap drained to the end (every unit that no longer fits
+    popped and dropped). What the faster one must reproduce, overflow included."""
+
+    def ratio(g: float, cost: int) -> float:
+        if cost <= 0:
+            return math.inf
+        return g / cost if cost_exponent == 1.0 else g / math.pow(cost, cost_exponent)
+
+    tracker = problem.tracker()
+    n = problem.n
+    last_gain, fresh_at = np.zeros(n), np.full(n, -1)
+    version = np.zeros(n, dtype=np.int64)
+    first = objective.initial_gains()
+    heap = []
+    for e in range(n):
+        if allowed is not None and not allowed[e]:
+            continue
+        last_gain[e], fresh_at[e] = float(first[e]), 0
+        heap.append((-ratio(float(first[e]), int(tracker.marginal[e])), e, 0))
+    heapq.heapify(heap)
+    order: list[int] = []
+    gains: list[float] = []
+    overflow, step = None, 0
+    while heap:
+        _, e, ver = heapq.heappop(heap)
+        if ver != version[e] or tracker.is_selected[e]:
+            continue
+        if not tracker.fits(e):
+            overflow = e if overflow is None else overflow
+            continue
+        if fresh_at[e] == step:
+            objective.add(e)
+            order.append(e)
+            gains.append(float(last_gain[e]))
+            for u in tracker.add(e):
+                if not tracker.is_selected[u] and (allowed is None or allowed[u]):
+                    version[u] += 1
+                    key = -ratio(last_gain[u], int(tracker.marginal[u]))
+                    heapq.heappush(heap, (key, u, int(version[u])))
+            step += 1
+            continue
+        g = objective.gain(e)
+        last_gain[e], fresh_at[e] = g, step
+        heapq.heappush(heap, (-ratio(g, int(tracker.marginal[e])), e, int(version[e])))
+    return tuple(order), tuple(gains), overflow
+
+
+@pytest.mark.parametrize("selector", SELECTORS, ids=lambda s: repr(s))
+@pytest.mark.parametrize("windows", [False, True], ids=["disjoint", "windows"])
+@pytest.mark.parametrize("r", [1.0, 0.25], ids=lambda r: f"r={r}")
+def test_lazy_greedy_is_the_drained_heap_bit_for_bit(
+    selector: FacilitySelector | RCDSelector, windows: bool, r: float
+) -> None:
+    # The fast lazy greedy stops once nothing can fit and keeps its state in lists: the same
+    # order, the same gains to the last bit and the same overflow (the unit truncate cuts)
+    rng = np.random.default_rng(77)
+    for _ in range(25):
+        problem = random_problem(rng, int(rng.integers(2, 30)), windows=windows)
+        allowed = allowed_units(problem, min_unit_tokens=selector.min_unit_tokens)
+        fast = lazy_greedy(
+            problem,
+            lambda p=problem: selector.objective(p),
+            cost_exponent=r,
+            allowed=allowed,
+            best_singleton=False,
+        )
+        ref = _drain_greedy(problem, selector.objective(problem), cost_exponent=r, allowed=allowed)
+        assert (fast.order, fast.gains, fast.overflow) == ref

@@ -109,6 +109,10 @@ class Kernel:
         raise NotImplementedError
 
 
+#: Rows per block of :meth:`DenseKernel.weighted_coverage_sums`.
+_ROWS = 64
+
+
 class DenseKernel(Kernel):
     """A dense symmetric PSD kernel ``G``; coverage uses ``max(G, 0)``.
 
@@ -175,8 +179,11 @@ class DenseKernel(Kernel):
         if self._weighted is not None and self._weighted[0] == key:
             return self._weighted[1]
         out: FloatArray = np.empty(self.n)
-        for b in range(0, self.n, 512):
-            out[b : b + 512] = self.positive[b : b + 512].astype(np.float64) @ w
+        # 64 rows a block: the float64 copy (~2 MB at 4k units) stays in cache, where 512 rows
+        # (15 MB) did not; about half the time at 64k tokens. Each row's product is the same
+        # BLAS dot whatever the block (a block is a multiple of 4 rows, BLAS's row group).
+        for b in range(0, self.n, _ROWS):
+            out[b : b + _ROWS] = self.positive[b : b + _ROWS].astype(np.float64) @ w
         out.flags.writeable = False
         self._weighted = (key, out)
         return out
