@@ -106,3 +106,19 @@ def test_mmr_selects_the_same_from_rows(monkeypatch: pytest.MonkeyPatch) -> None
         assert again.text == ctx.text
         assert [u.gain for u in again.units] == [u.gain for u in ctx.units]
     assert "G" not in doc.features.kernel.__dict__
+
+
+def test_coverage_kernel_is_the_kernel_itself_when_nothing_is_negative() -> None:
+    # TF-IDF rows are non-negative, so max(G, 0) would copy G unchanged (issue 27 follow-up)
+    kernel = prepare(sample_note()).features.kernel
+    assert isinstance(kernel, DeferredDenseKernel)
+    assert kernel.positive is kernel.G
+    rng = np.random.default_rng(2)
+    signed = sparse.csr_matrix(rng.standard_normal((12, 6)))
+    for k in (DeferredDenseKernel(signed), DenseKernel(np.asarray((signed @ signed.T).todense()))):
+        assert k.positive is not k.G
+        assert np.array_equal(k.positive, np.maximum(k.G, 0.0))
+        assert not np.signbit(k.positive).any()
+    # -0.0 is not left as it is either: max(-0.0, 0) is +0.0
+    zero = DenseKernel(np.array([[1.0, -0.0], [-0.0, 1.0]]))
+    assert zero.positive is not zero.G and not np.signbit(zero.positive).any()
