@@ -182,3 +182,34 @@ def test_id_lists_become_uint32_arrays() -> None:
     got = _tiktoken._uint32(ids)
     assert got.dtype == np.uint32 and got.tolist() == ids
     assert _tiktoken._uint32([]).tolist() == []
+
+
+@pytest.mark.parametrize("text", CORPUS)
+def test_pieces_are_the_patterns_pieces(name: str, text: str) -> None:
+    """separator_slack reads the encoding's pre-tokenizer pieces from bpe-openai (so that a
+    cold select never imports the ``regex`` module): the pieces of the encoding's pattern."""
+    tok = TiktokenTokenizer(name)
+    assert tok._split(text) == _tiktoken._pieces(name).findall(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.lists(
+        st.one_of(_PIECES, st.text(st.characters(max_codepoint=0x2FFFF), max_size=5)),
+        max_size=40,
+    ).map("".join)
+)
+def test_tricky_pieces_are_the_patterns_pieces(text: str) -> None:
+    # Planes 3 and up excluded: there the regex module's split differs from tiktoken's, and
+    # bpe-openai's agrees with tiktoken (see _bpe_fast).
+    for name in ENCODINGS:
+        tok = TiktokenTokenizer(name)
+        pieces = tok._split(text)
+        assert "".join(pieces) == text
+        assert pieces == _tiktoken._pieces(name).findall(text)
+
+
+def test_pieces_of_text_the_fast_encoder_refuses_come_from_the_pattern() -> None:
+    text = "Fever \ud800 noted."  # a lone surrogate: not UTF-8, tiktoken's path
+    tok = TiktokenTokenizer("o200k_base")
+    assert tok._split(text) == _tiktoken._pieces("o200k_base").findall(text)
