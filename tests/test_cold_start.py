@@ -106,8 +106,10 @@ def test_every_public_name_and_room_loads_on_first_use() -> None:
     )
     assert _loaded(code, ("numpy",)) == ["numpy"]
     # a room is reachable as an attribute after a bare import, as it was when it was eager
-    assert _loaded("import budgetctx\nbudgetctx.router.default_router", ("budgetctx.router",)) == [
-        "budgetctx.router"
+    code = "import budgetctx\nbudgetctx.router.default_router\nbudgetctx.profiles.get_profile"
+    assert _loaded(code, ("budgetctx.router", "budgetctx.profiles")) == [
+        "budgetctx.profiles",
+        "budgetctx.router",
     ]
 
 

@@ -129,10 +129,10 @@ _LAZY = {
         "budgetctx.unitizers",
     ),
 }
-#: Subpackages that ``import budgetctx`` used to load as a side effect: ``budgetctx.selectors``
+#: Modules that ``import budgetctx`` used to load as a side effect: ``budgetctx.selectors``
 #: after a bare ``import budgetctx`` still works, imported on first use.
 _SUBPACKAGES = frozenset(
-    {"build", "representations", "router", "selectors", "tokenizers", "unitizers"}
+    {"build", "profiles", "representations", "router", "selectors", "tokenizers", "unitizers"}
 )
 
 
