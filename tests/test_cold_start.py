@@ -28,6 +28,16 @@ NOT_AT_IMPORT = (
     "platformdirs",
     "tiktoken",
     "regex",
+    # Every public name is imported on first use: a bare import loads no numpy (so the CLI
+    # can bound BLAS's threads before they start) and none of the rooms.
+    "numpy",
+    "scipy",
+    "budgetctx._core.results",
+    "budgetctx.build",
+    "budgetctx.router",
+    "budgetctx.selectors",
+    "budgetctx.tokenizers",
+    "budgetctx.unitizers",
 )
 #: ``budgetctx select FILE``: one document, printed as text.
 NOT_IN_SELECT = (
@@ -39,7 +49,14 @@ NOT_IN_SELECT = (
     "rich",
     # o200k_base counts with bpe-openai's prebuilt encoder: tiktoken's is never built
     "tiktoken",
+    # ... and the separator's slack reads bpe-openai's pre-tokenizer, not the pattern's regex
+    "regex",
 )
+#: ``import budgetctx.build`` (the library a call runs): importlib.resources and tempfile are
+#: read on first use only, by ``auto`` (the bundled router's file), the tekken tokenizer (its
+#: bundled ranks) and a first run (the rank cache's writer). (A selection with TF-IDF loads
+#: them all the same, through scipy's import of numpy.testing.)
+NOT_IN_BUILD = ("importlib.resources", "tempfile", "regex", "scipy", "tiktoken")
 
 
 def _loaded(code: str, names: tuple[str, ...]) -> list[str]:
@@ -75,6 +92,41 @@ def test_lazy_names_load_on_first_use() -> None:
         "    raise SystemExit('no AttributeError')"
     )
     assert _loaded(code, ("budgetctx.batch",)) == ["budgetctx.batch"]
+
+
+def test_every_public_name_and_room_loads_on_first_use() -> None:
+    code = (
+        "import budgetctx\n"
+        "assert set(budgetctx.__all__) <= set(dir(budgetctx))\n"
+        "import budgetctx.build, budgetctx.selectors\n"
+        "assert budgetctx.build_context is budgetctx.build.build_context\n"
+        "assert budgetctx.Selection is budgetctx.selectors.Selection\n"
+        "assert all(getattr(budgetctx, n) is not None for n in budgetctx.__all__)\n"
+        "from budgetctx import *  # noqa: F403\n"
+    )
+    assert _loaded(code, ("numpy",)) == ["numpy"]
+    # a room is reachable as an attribute after a bare import, as it was when it was eager
+    code = "import budgetctx\nbudgetctx.router.default_router\nbudgetctx.profiles.get_profile"
+    assert _loaded(code, ("budgetctx.router", "budgetctx.profiles")) == [
+        "budgetctx.profiles",
+        "budgetctx.router",
+    ]
+
+
+def test_the_library_leaves_out_what_only_some_calls_read() -> None:
+    assert _loaded("import budgetctx.build", NOT_IN_BUILD) == []
+
+
+def test_script_patterns_compile_on_first_use() -> None:
+    code = (
+        "import re\n"
+        "from budgetctx.unitizers._segment import segment_text, _script_chars\n"
+        "segment_text('Chest pain. No fever.')\n"
+        "assert _script_chars.cache_info().currsize == 0\n"
+        "assert [s.text for s in segment_text('胸痛。無熱。')] == ['胸痛。', '無熱。']\n"
+        "assert _script_chars.cache_info().currsize == 1\n"
+    )
+    _loaded(code, ())
 
 
 def test_select_on_one_file_leaves_out_batch_and_rich() -> None:

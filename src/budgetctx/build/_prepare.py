@@ -114,11 +114,10 @@ def separator_slack(tok: Tokenizer, texts: Sequence[str], separator: str) -> int
     """
     if not separator or not isinstance(tok, TiktokenTokenizer) or tok.name not in _SPACE_BOUNDARY:
         return 0
-    from budgetctx.tokenizers._tiktoken import _pieces
-
-    split = _pieces(tok.name).findall
+    split = tok._split
     # Segments grouped by their last character, the commonest first: one with a "." settles
-    # "\\n" at once. The last piece is found (a regex over the segment's tail) only as needed.
+    # "\\n" at once. The last piece is found (the pre-tokenizer over the segment's tail) only
+    # as needed.
     by_end: dict[str, list[str]] = {}
     for t in texts:
         if t:

@@ -7,6 +7,11 @@ Where a change belongs: the application, its error handling and the console scri
 
 from __future__ import annotations
 
-from budgetctx.cli._app import app, main
+from budgetctx.cli._blas import bound_blas_threads
+
+# Before anything below imports numpy: its BLAS starts its threads when it loads.
+bound_blas_threads()
+
+from budgetctx.cli._app import app, main  # noqa: E402
 
 __all__ = ["app", "main"]

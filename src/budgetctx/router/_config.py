@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -113,6 +112,10 @@ def default_router() -> BudgetRouter | FeatureRouter:
     >>> default_router() is default_router()
     True
     """
+    # imported here: importlib.resources brings tempfile and zipfile, which a call with a
+    # named selector never needs (issue 27, cold start)
+    import importlib.resources
+
     text = (importlib.resources.files(__package__) / "default_router.json").read_text("utf-8")
     return router_from_config(json.loads(text), source="the bundled default_router.json")
 

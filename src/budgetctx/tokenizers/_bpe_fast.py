@@ -48,6 +48,8 @@ class FastEncoder(Protocol):
 
     def count(self, text: str) -> int: ...
 
+    def pretokenize(self, text: str) -> list[str]: ...
+
 
 def _package() -> tuple[Path, str] | None:
     """The installed package's folder and version, found without importing it (importlib's

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -173,6 +172,8 @@ def store(
 def _write(target: Path, data: bytes) -> None:
     """``data`` to ``target`` through a temporary name (never half a file), 0600 in a 0700
     folder; an OSError (a folder that cannot be written) is ignored."""
+    import tempfile  # only a first run writes: a filled cache never needs it (issue 27)
+
     try:
         target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         # mkstemp creates the file 0600, whatever the umask.

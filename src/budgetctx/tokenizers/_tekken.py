@@ -29,7 +29,6 @@ import json
 import lzma
 import re
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -58,6 +57,10 @@ TEKKEN_MODELS = (
 
 
 def _bundled() -> tuple[str, int, dict[bytes, int]]:
+    # imported here: importlib.resources brings tempfile and zipfile into every process that
+    # imports the tokenizers, for the one call that reads the bundled tekken file (issue 27)
+    from importlib import resources
+
     raw = (resources.files("budgetctx.data") / _BUNDLED).read_bytes()
     digest = hashlib.sha256(raw).hexdigest()
     if digest != _BUNDLED_SHA256:

@@ -420,7 +420,7 @@ def segment_text(text: str, *, max_words: int | None = 150) -> list[Segment]:
 
 
 # A sentence can only end inside a block at terminal punctuation followed by whitespace, or at
-# a terminator of a script written without spaces (see _SCRIPT_END).
+# a terminator of a script written without spaces (see _script_end).
 _MAYBE_BOUNDARY = re.compile(
     r"[.!?\u2026\u3002][\"')\]\u201d\u2019]*\s|[\u3002\uff01\uff1f\uff61\uff0e\u061f\u06d4\u0964\u0965]"
 )
@@ -433,13 +433,30 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f"
 # blingfire does not split at the dandas at all. Thai marks no sentence end (a space separates
 # phrases and sentences alike), so it is cut only by max_words. A closing quote followed by a
 # quotative particle (「はい。」と言った) continues the sentence.
-_SCRIPT_END = re.compile(
+# The three script patterns are compiled on first use, by a block that is not ASCII: their
+# character classes span the CJK blocks and took ~10 ms to compile, most of the module's
+# import, which an English document never needs (issue 27, fourth pass).
+_SCRIPT_END_PATTERN = (
     rf"(?:[\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965]|(?<![0-9\uff10-\uff19])\uff0e"
     rf"(?![0-9\uff10-\uff19])|[!?](?=[{_CJK}]))(?![{_CLOSERS}]+[\u3068\u3063])[{_CLOSERS}]*"
 )
-_LEADING_CLOSERS = re.compile(rf"[{_CLOSERS}]+")
-# Every character without which _SCRIPT_END cannot match (its [!?] needs CJK after it).
-_SCRIPT_CHARS = re.compile(rf"[\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965\uff0e{_CJK}]")
+
+
+@functools.cache
+def _script_end() -> re.Pattern[str]:
+    return re.compile(_SCRIPT_END_PATTERN)
+
+
+@functools.cache
+def _leading_closers() -> re.Pattern[str]:
+    return re.compile(rf"[{_CLOSERS}]+")
+
+
+@functools.cache
+def _script_chars() -> re.Pattern[str]:
+    """Every character without which ``_script_end()`` cannot match (its [!?] needs CJK
+    after it)."""
+    return re.compile(rf"[\u3002\uff01\uff1f\uff61\u061f\u06d4\u0964\u0965\uff0e{_CJK}]")
 
 
 # blingfire needs about 18 bytes of buffers per byte of input: a block of running text longer
@@ -561,7 +578,7 @@ def _split_block(
         spans.append((a, b))
     if not spans:
         spans = [(0, len(chunk))]
-    scripts = not chunk.isascii() and _SCRIPT_CHARS.search(chunk)  # isascii: one fast pass
+    scripts = not chunk.isascii() and _script_chars().search(chunk)  # isascii: one fast pass
     if scripts or (len(spans) > 1 and any(p[1] == q[0] for p, q in itertools.pairwise(spans))):
         # Only a block with such a sentence end, or with sentences that touch (a closing
         # quote blingfire split off), has anything to split or give back.
@@ -602,12 +619,12 @@ def _split_block(
 
 
 def _split_script_ends(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Cut spans after the sentence ends of scripts written without spaces (``_SCRIPT_END``),
+    """Cut spans after the sentence ends of scripts written without spaces (``_script_end()``),
     and give back to the previous sentence the closing quote blingfire split from it
     ("「はい。" + "」と言った。")."""
     out: list[tuple[int, int]] = []
     for a, b in spans:
-        if out and out[-1][1] == a and (m := _LEADING_CLOSERS.match(chunk, a, b)):
+        if out and out[-1][1] == a and (m := _leading_closers().match(chunk, a, b)):
             if chunk[m.end() : m.end() + 1] in ("\u3068", "\u3063"):
                 a = out.pop()[0]  # a quotative particle: one sentence
             else:
@@ -615,7 +632,7 @@ def _split_script_ends(chunk: str, spans: list[tuple[int, int]]) -> list[tuple[i
                 a = m.end()
                 if not _NON_SPACE.search(chunk, a, b):
                     continue
-        for end in _SCRIPT_END.finditer(chunk, a, b):
+        for end in _script_end().finditer(chunk, a, b):
             nxt = _NON_SPACE.search(chunk, end.end(), b)
             if nxt is None:
                 break
