@@ -110,7 +110,8 @@ def lazy_greedy(
     overflow: int | None = None
     step = 0
     remaining = tracker.remaining
-    nothing_fits = fitting.size == 0
+    # whether no unselected allowed unit fits, as of step `checked`
+    checked, nothing_fits = 0, fitting.size == 0
     gain = objective.gain
     push, pop = heapq.heappush, heapq.heappop
     while heap:
@@ -121,6 +122,13 @@ def lazy_greedy(
             # It cannot fit later either: the budget shrinks at least as fast as its cost.
             if overflow is None:
                 overflow = e
+            if checked != step:
+                # asked only when a unit no longer fits, at most once a step (an O(n) pass)
+                checked = step
+                open_units = ~tracker.is_selected
+                if allowed is not None:
+                    open_units &= allowed
+                nothing_fits = not bool((tracker.marginal[open_units] <= remaining).any())
             if nothing_fits:
                 # the rest of the heap could only be popped and dropped: stop here
                 break
@@ -133,8 +141,6 @@ def lazy_greedy(
             selected[e] = True
             marginal[e] = 0
             remaining = tracker.remaining
-            open_units = ~tracker.is_selected if allowed is None else allowed & ~tracker.is_selected
-            nothing_fits = not bool((tracker.marginal[open_units] <= remaining).any())
             for u in changed:
                 marginal[u] = int(tracker.marginal[u])
                 if not selected[u] and (allowed is None or allowed[u]):
