@@ -17,13 +17,11 @@ Checks, too, that both give the same context (every field but the timings, float
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -40,15 +38,7 @@ from bench_build_context import (
 from budgetctx import get_tokenizer, prepare
 from budgetctx.representations import _features
 from budgetctx.selectors import _submodular
-
-
-def load(src: Path, module: str, alias: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(alias, src / "budgetctx" / module)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[alias] = mod  # dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+from stages_ab import load  # one module of a source tree, loaded under an alias
 
 
 def version(src: Path, tag: str) -> dict[str, Any]:
