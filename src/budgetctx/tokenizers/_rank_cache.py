@@ -68,6 +68,22 @@ def _path(name: str, source_sha256: str, folder: str | Path, suffix: str = ".bin
     return Path(folder) / f"{name}-{source_sha256[:32]}{suffix}"
 
 
+def _sound(path: Path, magic: bytes) -> tuple[bytes, int] | None:
+    """The bytes of the cache file ``path`` and the count in its header, if it starts with
+    ``magic`` and its payload has the sha256 its header holds; None otherwise."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if len(data) < _HEADER or not data.startswith(magic):
+        return None
+    view = memoryview(data)
+    digest = bytes(view[len(magic) : len(magic) + 32])
+    if hashlib.sha256(view[_HEADER:]).digest() != digest:
+        return None
+    return data, int.from_bytes(view[len(magic) + 32 : _HEADER], "little")
+
+
 def _read(
     name: str, source_sha256: str, folder: str | Path | None
 ) -> tuple[bytes, NDArray[np.uint32], NDArray[np.int64]] | None:
@@ -76,16 +92,11 @@ def _read(
     folder = cache_folder() if folder is None else folder
     if folder is None:
         return None
-    try:
-        data = _path(name, source_sha256, folder).read_bytes()
-    except OSError:
+    found = _sound(_path(name, source_sha256, folder), _MAGIC)
+    if found is None:
         return None
-    if len(data) < _HEADER or not data.startswith(_MAGIC):
-        return None
-    view = memoryview(data)
-    digest = bytes(view[len(_MAGIC) : len(_MAGIC) + 32])
-    n = int.from_bytes(view[len(_MAGIC) + 32 : _HEADER], "little")
-    if hashlib.sha256(view[_HEADER:]).digest() != digest or len(data) < _HEADER + 4 * n:
+    data, n = found
+    if len(data) < _HEADER + 4 * n:
         return None
     lengths = np.frombuffer(data, dtype="<u4", count=n, offset=_HEADER)
     ends = np.cumsum(lengths, dtype=np.int64)
@@ -128,16 +139,10 @@ def load_lengths(
     folder = cache_folder() if folder is None else folder
     if folder is None:
         return None
-    try:
-        data = _path(name, source_sha256, folder, ".lengths").read_bytes()
-    except OSError:
-        data = b""
-    if len(data) >= _HEADER and data.startswith(_LENGTHS_MAGIC):
-        view = memoryview(data)
-        digest = bytes(view[len(_MAGIC) : len(_MAGIC) + 32])
-        n = int.from_bytes(view[len(_MAGIC) + 32 : _HEADER], "little")
-        if len(data) == _HEADER + 4 * n and hashlib.sha256(view[_HEADER:]).digest() == digest:
-            return np.frombuffer(data, dtype="<u4", count=n, offset=_HEADER).astype(np.int64)
+    sound = _sound(_path(name, source_sha256, folder, ".lengths"), _LENGTHS_MAGIC)
+    if sound is not None and len(sound[0]) == _HEADER + 4 * sound[1]:
+        data, n = sound
+        return np.frombuffer(data, dtype="<u4", count=n, offset=_HEADER).astype(np.int64)
     found = _read(name, source_sha256, folder)
     return None if found is None else found[1].astype(np.int64)
 
