@@ -227,7 +227,7 @@ def test_auto_selector_and_context_stats(sample_note: str) -> None:
     assert ctx.route is not None and ctx.selector == ctx.route.selector.split(":")[0]
     assert ctx.route.reason and ctx.tokens_used <= 300
     assert ctx.to_dict()["route"]["stats"]["length"] == ctx.document_tokens
-    plain = build_context(sample_note, 300, selector="lead")
+    plain = build_context(sample_note, 300, selector="mmr")  # lead encodes nothing (issue 27)
     assert plain.route is None
     assert 0.0 <= plain.stats["phi"] <= 1.0 and 0.0 <= plain.stats["rho"] <= 1.0
     assert plain.stats == prepare(sample_note).stats(300).to_dict()

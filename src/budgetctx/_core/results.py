@@ -97,14 +97,18 @@ class SelectedUnit:
     a ``pin`` matched them, before anything was selected. In a dialogue, ``speaker`` is who
     says the unit (its turn's tag as written), also for a sentence cut from the middle of a
     turn, whose text does not repeat the tag.
+
+    ``relevance`` is None when the selection read no encoding of the units (issue 27):
+    ``lead`` and ``shuffled`` (whose ``gain`` is the unit's relevance, so None too) and a
+    document sent whole; ``PreparedDocument.features`` has it.
     """
 
     id: int
     spans: tuple[tuple[int, int], ...]
     text: str
     tokens: int
-    relevance: float
-    gain: float
+    relevance: float | None
+    gain: float | None
     rank: int
     section: str | None = None
     truncated: bool = False
@@ -185,13 +189,16 @@ class Context:
     n_units: int
     separator: str = "\n"
     query: str | None = None
+    #: "query", "centroid", "centroid (query matched no unit)", or "not computed" when the
+    #: selection read no encoding of the units (lead, shuffled, a document sent whole)
     relevance_source: str = "centroid"
     params: dict[str, Any] = field(default_factory=dict)
     #: why the context is empty or whole, when it is ("empty input", "document fits", ...)
     reason: str | None = None
     notes: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
-    #: router features at this budget: phi (front-loading), rho (redundancy), length, ratio
+    #: router features at this budget: phi (front-loading), rho (redundancy), length, ratio;
+    #: without phi and rho when the units were not encoded (``PreparedDocument.stats`` has all)
     stats: dict[str, Any] = field(default_factory=dict)
     #: set when a router chose the selector (selector="auto" or a router instance)
     route: RouteDecision | None = None

@@ -7,9 +7,10 @@ The pipeline validates its arguments, resolves the components once, and hands re
 from __future__ import annotations
 
 import re
+import threading
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -45,12 +46,15 @@ from budgetctx.representations import (
     get_representation,
     subset_features,
 )
+from budgetctx.representations._features import UnreadKernel
 from budgetctx.representations._salience import dialogue_filler
 from budgetctx.router import Router, check_tokenizer, default_router, document_stats
 from budgetctx.selectors import (
+    LeadSelector,
     Selection,
     SelectionProblem,
     Selector,
+    ShuffledSelector,
     get_selector,
     parse_selector_spec,
 )
@@ -136,12 +140,10 @@ class PreparedDocument:
     text: str
     segmentation: Segmentation
     segment_costs: NDArray[np.int64]
-    features: UnitFeatures
     document_tokens: int
     tokenizer: Tokenizer
     separator: str
     query: str | None
-    relevance_source: str
     names: dict[str, str]
     params: dict[str, Any]
     timings_ms: dict[str, float]
@@ -159,6 +161,47 @@ class PreparedDocument:
     profile_note: str | None = None
     #: per input document: how it is spoken when it is a dialogue (issue 21), else None
     dialogues: tuple[TurnStatistics | None, ...] = ()
+    #: encodes the units into :attr:`features`, once, on first use (issue 27)
+    represent: Callable[[], UnitFeatures] | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    @property
+    def features(self) -> UnitFeatures:
+        """The units' relevance and similarities (the representation's encoding).
+
+        Made on first use, once (a lock keeps two threads sharing the document from
+        encoding it twice): a selection that reads none (``lead``, ``shuffled``, or a
+        document that fits whole) never pays for it.
+        """
+        found: UnitFeatures | None = self.__dict__.get("_features")
+        if found is None:
+            with self._lock:
+                found = self.__dict__.get("_features")
+                if found is None:
+                    if self.represent is None:
+                        raise InvalidParameterError(
+                            "This PreparedDocument has no representation to encode its "
+                            "units with; build it with prepare().",
+                            parameter="represent",
+                            value=None,
+                        )
+                    t = time.perf_counter()
+                    found = self.represent()
+                    self.timings_ms["represent"] = _ms(t)
+                    self.__dict__["_features"] = found
+        return found
+
+    @property
+    def represented(self) -> bool:
+        """Whether :attr:`features` has been computed (a selection that reads none leaves it
+        undone)."""
+        return "_features" in self.__dict__
+
+    @property
+    def relevance_source(self) -> str:
+        """What relevance is measured against: "query", "centroid", or "centroid (query
+        matched no unit)" (reading it encodes the units)."""
+        return self.features.relevance_source
 
     @cached_property
     def unit_positions(self) -> NDArray[np.int64] | None:
@@ -439,44 +482,49 @@ def _prepare(
         documents_tokens = tuple(own_totals)
         doc_tokens = sum(documents_tokens) + sum(tok.count_batch(list(leads)))
     timings["count"] = _ms(t)
-    t = time.perf_counter()
-    if seg.units:
+    # The units are encoded (TF-IDF rows, relevance, kernel) on first use, not here: lead,
+    # shuffled and a document that fits whole read none of it (issue 27).
+    own_units = [u for d in document_segmentations for u in d.units]
+    pins: tuple[int, ...] = ()
+    identifiers: tuple[int, ...] = ()
+    profile_note: str | None = None
+    if profile is not None and seg.units:
+        pins, identifiers, profile_note = _profile_plan(profile, document_segmentations, params)
+
+    def represent() -> UnitFeatures:
+        if not own_units:
+            return UnitFeatures(
+                relevance=np.zeros(0),
+                kernel=DenseKernel(np.zeros((0, 0))),
+                relevance_source="centroid",
+            )
         # Read from each document's own segmentation: the combined one is a lazy view.
-        own = [u for d in document_segmentations for u in d.units]
-        encoded = rep.encode([u.text for u in own], query=query)
+        encoded = rep.encode([u.text for u in own_units], query=query)
         features = build_features(
             encoded,
-            sections=[u.section for u in own],
+            sections=[u.section for u in own_units],
             section_weights=section_weights,
             dense_limit=dense_limit,
             filler=None
             if query is not None
             else dialogue_filler(document_segmentations, dialogues),
         )
-    else:
-        features = UnitFeatures(
-            relevance=np.zeros(0),
-            kernel=DenseKernel(np.zeros((0, 0))),
-            relevance_source="centroid",
-        )
-    timings["represent"] = _ms(t)
-    pins: tuple[int, ...] = ()
-    profile_note: str | None = None
-    if profile is not None and seg.units:
-        features, pins, profile_note = _apply_profile(
-            profile, features, document_segmentations, params
-        )
+        if identifiers:
+            # the profile's identifier units (names, dates) carry no relevance (issue 22)
+            r = features.relevance.copy()
+            r[list(identifiers)] = 0.0
+            features = UnitFeatures(r, features.kernel, features.relevance_source, features.X)
+        return features
+
     timings["prepare"] = _ms(t_start)
     return PreparedDocument(
         text=text,
         segmentation=seg,
         segment_costs=seg_costs,
-        features=features,
         document_tokens=doc_tokens,
         tokenizer=tok,
         separator=separator,
         query=query,
-        relevance_source=features.relevance_source,
         names=names,
         params=params,
         timings_ms=timings,
@@ -488,6 +536,7 @@ def _prepare(
         dialogues=tuple(dialogues),
         profile_pins=pins,
         profile_note=profile_note,
+        represent=represent,
     )
 
 
@@ -516,30 +565,26 @@ def _profile_share(
     return kept, left
 
 
-def _apply_profile(
+def _profile_plan(
     profile: str | ClinicalProfile,
-    features: UnitFeatures,
     segmentations: Sequence[Segmentation],
     params: dict[str, Any],
-) -> tuple[UnitFeatures, tuple[int, ...], str | None]:
-    """Issue 22: the profile's pins, and identifier units' relevance set to 0. ``"auto"``
-    applies the clinical profile only when one of its pinned sections is present."""
+) -> tuple[tuple[int, ...], tuple[int, ...], str | None]:
+    """Issue 22: the profile's pins, the identifier units whose relevance is set to 0, and
+    its note. ``"auto"`` applies the clinical profile only when one of its pinned sections is
+    present. Reads only the units' sections and texts, not their encoding."""
     chosen = get_profile("clinical" if profile == "auto" else profile)
     sections = [labs for s in segmentations for labs in unit_sections(s)]
     texts = [u.text for s in segmentations for u in s.units]
     pins, names, ids = chosen.plan(sections, texts)
     if profile == "auto" and not pins:
-        return features, (), None
+        return (), (), None
     params["profile"] = chosen.params()
-    if ids:
-        r = features.relevance.copy()
-        r[ids] = 0.0
-        features = UnitFeatures(r, features.kernel, features.relevance_source, features.X)
     what = ", ".join(names) if names else "nothing (no such section)"
     note = f"{chosen.name} profile: pinned {what}" + (
         f"; {len(ids)} identifier units (names, dates) carry no relevance" if ids else ""
     )
-    return features, tuple(pins), note
+    return tuple(pins), tuple(ids), note
 
 
 def build_context(
@@ -679,11 +724,13 @@ def _resolve_selector(
     return router
 
 
-def _problem(doc: PreparedDocument, budget: int) -> SelectionProblem:
+def _problem(
+    doc: PreparedDocument, budget: int, features: UnitFeatures | None = None
+) -> SelectionProblem:
     return SelectionProblem(
         unit_segments=doc.unit_segments,
         segment_costs=doc.segment_costs,
-        features=doc.features,
+        features=doc.features if features is None else features,
         # Costs include one separator per segment, the last one too: it is not rendered, but
         # ".\n" is often a single token, so counting it is what keeps repairs rare.
         capacity=budget,
@@ -702,6 +749,60 @@ def _stats(doc: PreparedDocument, problem: SelectionProblem) -> DocumentStats:
         budget=problem.capacity,
         turns=doc.turn_statistics,
     )
+
+
+#: ``Context.relevance_source`` when the units were not encoded: their relevance (and a lead
+#: or shuffled selection's gains) are NaN, and the route statistics hold no phi and rho.
+NOT_ENCODED = "not computed"
+
+#: Selectors that read the features only to report them: each unit's relevance becomes its
+#: gain, and nothing else (exact types: a subclass may read more).
+_READS_NO_FEATURES = (LeadSelector, ShuffledSelector)
+
+
+def _unread_features(n: int) -> UnitFeatures:
+    """Features for a selection that reads none: NaN relevance, and a kernel that raises if
+    anything asks it for a similarity."""
+    return UnitFeatures(
+        relevance=np.full(n, np.nan), kernel=UnreadKernel(n), relevance_source=NOT_ENCODED
+    )
+
+
+def _needs_features(
+    doc: PreparedDocument,
+    chosen: Selector | Router,
+    capacity: int,
+    *,
+    whole_if_fits: bool,
+    truncate: bool,
+    pinned: bool,
+) -> bool:
+    """Whether this selection reads the units' encoding: a router reads the route
+    statistics; a document sent whole reads nothing; lead and shuffled read nothing unless
+    the caller's pins are ranked by relevance or a unit may be truncated (the most relevant
+    one is). A profile's pins are kept in the profile's own order, which reads none."""
+    if isinstance(chosen, Router) or not doc.segmentation.units:
+        return True
+    if whole_if_fits and _fits(doc, capacity):
+        return False
+    if type(chosen) in _READS_NO_FEATURES:
+        return pinned or truncate
+    return True
+
+
+def _cheap_stats(doc: PreparedDocument, capacity: int) -> dict[str, Any]:
+    """The route statistics that need no encoding: length, budget ratio and the dialogue's;
+    phi and rho (relevance and adjacent similarity) are left out."""
+    out = document_stats(
+        relevance=np.zeros(0),
+        unit_costs=np.zeros(0, dtype=np.int64),
+        adjacency=np.zeros(0),
+        document_tokens=doc.document_tokens,
+        budget=capacity,
+        turns=doc.turn_statistics,
+    ).to_dict()
+    del out["phi"], out["rho"]
+    return out
 
 
 def _route(
@@ -874,21 +975,30 @@ def _select(
 ) -> Context:
     t_start = time.perf_counter()
     capacity = budget - reserve
-    problem = _problem(doc, capacity)
-    stats = _stats(doc, problem)
-    route: RouteDecision | None = None
-    if isinstance(chosen, Router):
-        sel, route = _route(chosen, doc, stats, capacity)
-    else:
-        sel = chosen
-    seg, tok, separator, layout = doc.segmentation, doc.tokenizer, doc.separator, doc.layout
-    relevance = doc.features.relevance
-    timings = {k: v for k, v in doc.timings_ms.items() if k != "prepare"}
     pinned = (
         pinned_units(pin, doc.local_units, sections=doc.unit_sections, local_units=doc.local_units)
         if pin is not None
         else []
     )
+    encode = _needs_features(
+        doc,
+        chosen,
+        capacity,
+        whole_if_fits=whole_if_fits,
+        truncate=truncate,
+        pinned=bool(pinned),
+    )
+    problem = _problem(doc, capacity, None if encode else _unread_features(doc.n_units))
+    full_stats = _stats(doc, problem) if encode else None
+    route: RouteDecision | None = None
+    if isinstance(chosen, Router):
+        assert full_stats is not None  # a router always encodes (_needs_features)
+        sel, route = _route(chosen, doc, full_stats, capacity)
+    else:
+        sel = chosen
+    seg, tok, separator, layout = doc.segmentation, doc.tokenizer, doc.separator, doc.layout
+    relevance = problem.relevance
+    timings = {k: v for k, v in doc.timings_ms.items() if k != "prepare"}
     share = PROFILE_SHARE if doc.query is None else PROFILE_SHARE_WITH_QUERY
     profile_pins, profile_left = _profile_share(doc.profile_pins, problem, capacity, share)
     if profile_pins:
@@ -899,8 +1009,8 @@ def _select(
         "separator": separator,
         "query": doc.query,
         "params": {"selector": sel.params(), **doc.params},
-        "relevance_source": doc.relevance_source,
-        "stats": stats.to_dict(),
+        "relevance_source": problem.features.relevance_source,
+        "stats": full_stats.to_dict() if full_stats is not None else _cheap_stats(doc, capacity),
         "route": route,
         "selector": sel.name,
         "document_tokens": doc.document_tokens,

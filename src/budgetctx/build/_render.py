@@ -9,6 +9,7 @@ rendered order with the separator gives the context text exactly.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -187,6 +188,13 @@ def _prefix_spans(
     return spans
 
 
+def _score(value: float) -> float | None:
+    """A unit's relevance or gain, rounded; None when it was not computed (NaN: the units
+    were not encoded, issue 27)."""
+    x = float(value)
+    return None if math.isnan(x) else round(x, 6)
+
+
 def selected_units(
     seg: Segmentation,
     pieces: Sequence[Piece],
@@ -224,8 +232,8 @@ def selected_units(
                 spans=spans,
                 text=text,
                 tokens=int(unit_costs[uid]),
-                relevance=round(float(relevance[uid]), 6),
-                gain=round(float(gains.get(uid, 0.0)), 6),
+                relevance=_score(relevance[uid]),
+                gain=_score(gains.get(uid, 0.0)),
                 rank=ranks[uid],
                 section=unit.section,
                 truncated=uid == truncated,

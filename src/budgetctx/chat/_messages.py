@@ -51,7 +51,13 @@ from budgetctx.build._options import (
     check_reserve,
 )
 from budgetctx.build._pins import Pin
-from budgetctx.build._pipeline import PreparedDocument, _prepare, _resolve_selector, validate_text
+from budgetctx.build._pipeline import (
+    NOT_ENCODED,
+    PreparedDocument,
+    _prepare,
+    _resolve_selector,
+    validate_text,
+)
 from budgetctx.chat._history import HistoryPlan, dropped_note, fit_dropping, plan_history
 from budgetctx.chat._json_units import condense_json, json_floor, parse_json_text
 from budgetctx.representations import Representation
@@ -965,7 +971,9 @@ def fit_messages(
         if ctx.reason:
             notes.append(ctx.reason)
         q = ctx.query
-        if q is not None and ctx.relevance_source != "query":
+        # a fallback to the centroid is worth a note; relevance not computed (the messages
+        # were sent whole, or lead chose) is not
+        if q is not None and ctx.relevance_source not in ("query", NOT_ENCODED):
             notes.append(f"relevance: {ctx.relevance_source}")
     return FittedMessages(
         messages=tuple(out),

@@ -104,7 +104,7 @@ def provenance_rows(ctx: Context, *, width: int = 60) -> list[tuple[str, ...]]:
                 spans,
                 str(u.tokens),
                 str(u.rank),
-                f"{u.relevance:.3f}",
+                "-" if u.relevance is None else f"{u.relevance:.3f}",
                 u.section or "",
                 snippet,
             )

@@ -59,6 +59,9 @@ def contexts(
             query=inp.query,
             separator=config.separator,
         )
+        # Every row records the route statistics, which read the encoding: made here, where
+        # the warning is silenced (lead's contexts would not make it).
+        doc.features  # noqa: B018
     out = {}
     for label, budget in todo:
         if label in (ORACLE, FULL):
@@ -136,7 +139,10 @@ def _rows(task: Task, config: SweepConfig) -> TaskResult:
             ctx = built[(label, budget)]
         if config.generation is not None:
             texts[(label, budget)] = ctx.text
-        stats = {**ctx.stats, "relevance_source": ctx.relevance_source}
+        # lead's and shuffled's contexts, and a whole document's, hold no phi and rho (their
+        # units are not encoded): the row takes them from the prepared document
+        route_stats = ctx.stats if "phi" in ctx.stats else doc.stats(budget).to_dict()
+        stats = {**route_stats, "relevance_source": doc.relevance_source}
         timings = {k: v for k, v in ctx.timings_ms.items() if k in ("select", "render")}
         timings["prepare"] = doc.timings_ms["prepare"]
         rows.append(

@@ -41,6 +41,7 @@ __all__ = [
     "Kernel",
     "SparseKernel",
     "UnitFeatures",
+    "UnreadKernel",
     "build_features",
     "psd_project",
     "subset_features",
@@ -107,6 +108,16 @@ class Kernel:
     def adjacent(self) -> FloatArray:
         """``k(i, i + 1)`` for every pair of neighbouring units (coverage similarity)."""
         raise NotImplementedError
+
+
+class UnreadKernel(Kernel):
+    """The kernel of units that were never encoded (issue 27: lead and shuffled read no
+    similarity). It holds no similarity: each of :class:`Kernel`'s methods raises
+    ``NotImplementedError``, so a selector that reads one fails loudly instead of reading
+    made-up values."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
 
 
 #: Rows per block of :meth:`DenseKernel.weighted_coverage_sums`.
@@ -672,6 +683,8 @@ def subset_features(features: UnitFeatures, idx: Sequence[int] | IntArray) -> Un
     elif isinstance(old, SparseKernel):
         sub_x = old.X[rows]
         kernel = SparseKernel(sub_x, top_k=old.top_k)
+    elif isinstance(old, UnreadKernel):
+        kernel = UnreadKernel(len(rows))
     else:
         raise InvalidParameterError(
             f"Cannot restrict a {type(old).__name__} to a subset of units; pinning needs a "
