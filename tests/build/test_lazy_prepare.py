@@ -203,3 +203,32 @@ def test_select_lead_does_not_import_scipy(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert proc.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("dense_limit", [4096, 8])
+def test_relevance_only_selections_build_no_kernel(sample_note: str, dense_limit: int) -> None:
+    # sliding and hierarchical read relevance only, caller pins rank by relevance, and the
+    # route statistics read each unit's similarity to the next from the rows: none of them
+    # builds the n x n product (dense) or the neighbour graph (sparse)
+    doc = prepare(sample_note, dense_limit=dense_limit, profile=None)
+    for selector in ("sliding", "hierarchical"):
+        ctx = doc.select(150, selector=selector)
+        assert ctx.units and {"phi", "rho"} <= set(ctx.stats)
+    doc.select(60, selector="lead", pin="history of present illness")
+    assert doc.represented
+    kernel = doc.features.kernel
+    assert not {"G", "S"} & set(vars(kernel)), type(kernel).__name__
+    doc.select(150, selector="facility")  # one that reads it builds it (no pins: not a subset)
+    assert {"G", "S"} & set(vars(kernel))
+
+
+def test_a_prepared_document_pickles_with_its_encoding(sample_note: str) -> None:
+    import pickle
+
+    doc = prepare(sample_note)
+    again = pickle.loads(pickle.dumps(doc))
+    assert again.represented and doc.represented  # pickling encodes: the encoding travels
+    assert np.array_equal(again.features.relevance, doc.features.relevance)
+    for selector in ("lead", "mmr"):
+        a, b = doc.select(150, selector=selector), again.select(150, selector=selector)
+        assert (a.text, a.units, a.stats) == (b.text, b.units, b.stats)

@@ -10,7 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -124,8 +124,8 @@ def _ms(since: float) -> float:
 
 @dataclass(frozen=True, eq=False)
 class PreparedDocument:
-    """One document, or several, unitized, counted and represented once, ready for any budget
-    and selector.
+    """One document, or several, unitized and counted once (and represented once, on first
+    use), ready for any budget and selector.
 
     Build it with :func:`prepare`; :meth:`select` then costs only the selection itself, which
     is what a budget sweep or a service answering several budgets wants. With several
@@ -190,6 +190,12 @@ class PreparedDocument:
                     self.timings_ms["represent"] = _ms(t)
                     self.__dict__["_features"] = found
         return found
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The encoding travels, not the function that makes it (a closure, and a lock).
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
+        state["represent"] = None
+        return (_restored, (state, self.features))
 
     @property
     def represented(self) -> bool:
@@ -350,6 +356,13 @@ class PreparedDocument:
         return _stats(self, _problem(self, budget))
 
 
+def _restored(state: dict[str, Any], features: UnitFeatures) -> PreparedDocument:
+    """A pickled :class:`PreparedDocument`, with the features it was pickled with."""
+    doc = PreparedDocument(**state)
+    doc.__dict__["_features"] = features
+    return doc
+
+
 def prepare(
     documents: Documents,
     *,
@@ -366,8 +379,9 @@ def prepare(
     profile: str | ClinicalProfile | None = "auto",
     options: BuildOptions | None = None,
 ) -> PreparedDocument:
-    """Unitize ``documents``, count every segment with ``tokenizer`` and compute relevance (to
-    ``query``, else to the centroid of all units) and similarities. See :func:`build_context`;
+    """Unitize ``documents`` and count every segment with ``tokenizer``; relevance (to
+    ``query``, else to the centroid of all units) and similarities are computed on the first
+    selection that reads them (:attr:`PreparedDocument.features`). See :func:`build_context`;
     of ``options``, what preparing reads (the selection options are :meth:`select`'s)."""
     opts = BuildOptions.merge(
         options,
