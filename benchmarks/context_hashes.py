@@ -6,7 +6,10 @@ the new, and compare the two files.
     python benchmarks/context_hashes.py --compare /tmp/old.json /tmp/new.json
 
 Reads /work/shared/data (or $BUDGETCTX_DATA); nothing is written but ``--out``. Timings are
-left out of the hash; everything else a caller can read is in it.
+left out of the hash; everything else a caller can read is in it. ``--without-scores`` leaves
+out, too, what issue 27's lazy preparation stopped computing for lead, shuffled and a
+document sent whole (units' relevance and gain, ``relevance_source``, the statistics' phi and
+rho, a chat's "relevance: ..." note), to compare everything else across that change.
 """
 
 from __future__ import annotations
@@ -73,9 +76,42 @@ def _digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
 
 
+WITHOUT_SCORES = False
+
+
+def _unscored(d: dict[str, Any]) -> dict[str, Any]:
+    """``d`` without what lazy preparation may leave uncomputed (see the module's docstring)."""
+    d = dict(d)
+    d["units"] = [
+        {k: v for k, v in u.items() if k not in ("relevance", "gain")} for u in d["units"]
+    ]
+    d.pop("relevance_source", None)
+    d["stats"] = {k: v for k, v in d["stats"].items() if k not in ("phi", "rho")}
+    return d
+
+
 def _ctx(ctx: Any) -> str:
     d = ctx.to_dict()
-    return _digest({k: d[k] for k in KEYS})
+    if WITHOUT_SCORES:
+        d = _unscored(d)
+    return _digest({k: d[k] for k in KEYS if k in d})
+
+
+def _fit(fit: Any) -> str:
+    d = fit.to_dict()
+    if WITHOUT_SCORES:
+        d["notes"] = [n for n in d.get("notes", []) if not str(n).startswith("relevance: ")]
+        d["compressed"] = [_drop_scores(p) for p in d.get("compressed", [])]
+    return _digest(d)
+
+
+def _drop_scores(obj: Any) -> Any:
+    """``obj`` without any "relevance" or "gain" entry, however deep."""
+    if isinstance(obj, dict):
+        return {k: _drop_scores(v) for k, v in obj.items() if k not in ("relevance", "gain")}
+    if isinstance(obj, list):
+        return [_drop_scores(v) for v in obj]
+    return obj
 
 
 def run(per_source: int) -> dict[str, str]:
@@ -133,7 +169,7 @@ def run(per_source: int) -> dict[str, str]:
                 key = f"fit|{i}|{selector}|{budget}"
                 try:
                     fit = budgetctx.fit_messages(msgs, budget, selector=selector)
-                    out[key] = _digest(fit.to_dict())
+                    out[key] = _fit(fit)
                 except budgetctx.BudgetCtxError as exc:
                     out[key] = "error:" + type(exc).__name__ + ":" + str(exc)
     return out
@@ -144,7 +180,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--per-source", type=int, default=4)
     parser.add_argument("--compare", nargs=2, type=Path)
+    parser.add_argument("--without-scores", action="store_true")
     args = parser.parse_args()
+    global WITHOUT_SCORES
+    WITHOUT_SCORES = args.without_scores
     if args.compare:
         old, new = (json.loads(p.read_text()) for p in args.compare)
         same = sum(old[k] == new.get(k) for k in old)
