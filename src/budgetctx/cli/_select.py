@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
+from budgetctx._core.defaults import DEFAULT_SELECTOR
 from budgetctx._core.progress import Working
 from budgetctx._errors import InputError
-from budgetctx.build._pipeline import DEFAULT_SELECTOR, build_context
 from budgetctx.cli._format import (
     context_summary,
     decode_escapes,
@@ -96,6 +96,8 @@ def select(
         from budgetctx.router import load_router
 
         chosen = load_router(router)
+    from budgetctx.build._pipeline import build_context  # here: --help needs no numpy
+
     pins = pins_from_options(pin, pin_regex)
     ctx = Working(_size_label(documents)).call(
         build_context,
@@ -220,6 +222,7 @@ def demo(
     """Condense the bundled sample discharge note and show the provenance table."""
     from rich.console import Console
 
+    from budgetctx.build._pipeline import build_context
     from budgetctx.data import sample_note
 
     ctx = build_context(
