@@ -36,6 +36,7 @@ from budgetctx.cli._options import (
     pins_from_options,
     profile_from_option,
 )
+from budgetctx.cli._startup import imports
 
 
 def select(
@@ -96,7 +97,8 @@ def select(
         from budgetctx.router import load_router
 
         chosen = load_router(router)
-    from budgetctx.build._pipeline import build_context  # here: --help needs no numpy
+    with imports():  # here: --help needs no numpy; and without collector passes
+        from budgetctx.build._pipeline import build_context
 
     pins = pins_from_options(pin, pin_regex)
     ctx = Working(_size_label(documents)).call(
