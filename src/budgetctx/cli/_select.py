@@ -86,6 +86,9 @@ def select(
     One file is condensed on its own; several files (or --jsonl) share the budget, each
     rendered under its header, with provenance per document.
     """
+    with imports():  # here: --help needs no numpy; and without collector passes
+        from budgetctx.build._pipeline import build_context
+
     if errors not in ("strict", "replace"):
         decode_document(b"", errors=errors)  # type: ignore[arg-type]  # raises the error
     mode: Any = errors
@@ -97,9 +100,6 @@ def select(
         from budgetctx.router import load_router
 
         chosen = load_router(router)
-    with imports():  # here: --help needs no numpy; and without collector passes
-        from budgetctx.build._pipeline import build_context
-
     pins = pins_from_options(pin, pin_regex)
     ctx = Working(_size_label(documents)).call(
         build_context,
