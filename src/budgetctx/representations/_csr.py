@@ -31,6 +31,7 @@ wrote them (not sorted by column), as scipy's would, since that order is the sum
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -52,8 +53,6 @@ def is_sparse(x: Any) -> bool:
     (only if scipy.sparse was imported: no matrix can be one otherwise)."""
     if isinstance(x, CsrRows):
         return True
-    import sys
-
     mod = sys.modules.get("scipy.sparse")
     return mod is not None and bool(mod.issparse(x))
 
