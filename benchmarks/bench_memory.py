@@ -3,12 +3,13 @@ not above today's").
 
 Each measurement is a fresh Python process that imports budgetctx from the given ``src``
 folder, reads one document from a file, runs ``build_context(text, B, selector=S)`` once and
-reports ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` (peak resident set, KiB on Linux) just
-before the call (interpreter, imports and the text) and after it. The documents are written
-once by this process (bench_floor.py's gov_report inputs cut to each size), so both trees read
-the same bytes and neither pays for building them. Trees alternate per cell (before, after,
-before, after ...); the table gives the median peak of ``--repeats`` processes, and the call's
-own share (after minus before). Peak RSS does not depend on machine load, unlike time.
+reports its peak resident set (KiB: ``VmHWM`` from /proc/self/status on Linux, else
+``ru_maxrss``) just before the call (interpreter, imports and the text) and after it. The
+documents are written once by this process (bench_floor.py's gov_report inputs cut to each
+size), so both trees read the same bytes and neither pays for building them. Trees alternate
+per cell (before, after, before, after ...); the table gives the median peak of ``--repeats``
+processes, and the call's own share (after minus before). Peak RSS does not depend on machine
+load, unlike time.
 
     PYTHONPATH=src python benchmarks/bench_memory.py --before /tmp/wt-base/src
     PYTHONPATH=src python benchmarks/bench_memory.py --before OLD/src --sizes 2k 64k 512k \\
@@ -28,14 +29,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# The peak is read from /proc/self/status (VmHWM, this process's own high-water mark) where
+# there is one: on Linux ru_maxrss carries the parent's resident set over fork and exec, so a
+# child's ru_maxrss never reads below what this (larger) process held when it started it.
 CHILD = """
 import json, resource, sys, warnings
 warnings.simplefilter("ignore")
+
+def peak():
+    try:
+        with open("/proc/self/status") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
 from budgetctx import build_context
 text = open(sys.argv[1], encoding="utf-8").read()
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak()
 ctx = build_context(text, int(sys.argv[2]), selector=sys.argv[3])
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = peak()
 print(json.dumps({"before": before, "after": after, "tokens": ctx.tokens_used}))
 """
 
