@@ -131,7 +131,7 @@ def ratio_rows(
 # --- contenders ------------------------------------------------------------------------------
 
 
-#: the stage clock: wall by default, process CPU time with --stage-clock cpu
+#: the stage clock: wall until use_cpu_stage_clock() (what --stage-clock cpu, the default, does)
 _clock = time.perf_counter
 
 
@@ -209,7 +209,7 @@ def make_simple(
         if len(text) <= 16 * budget and count(text) <= budget:
             run.timings = {"count": _ms(t0), "total": _ms(t0)}  # type: ignore[attr-defined]
             return text, 0
-        # the stages bench_floor.py reports for budgetctx (Context.timings_ms), wall ms
+        # the stages budgetctx reports in Context.timings_ms, in the stage clock
         units = split_sentences(text)
         t1 = _clock()
         costs = [len(encode(u)) for u in units]
