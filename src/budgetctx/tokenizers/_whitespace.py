@@ -49,7 +49,7 @@ _BLANK = "\t\x0b\x0c \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 # pattern -> whether a whitespace run that ends the text is one piece (cl100k's ``\s++$``,
 # tried before the line-break alternative; it never panics, so such a run is left to tiktoken).
 # Only patterns whose whitespace alternatives were checked for the rules above are listed.
-_O200K_LIKE = (
+_O200K = (
     r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
     r"""|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"""
     r"""|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
@@ -63,7 +63,7 @@ _CL100K = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
-_END_RUN_IS_ONE_PIECE: dict[str, bool] = {_O200K_LIKE: False, _TEKKEN: False, _CL100K: True}
+_END_RUN_IS_ONE_PIECE: dict[str, bool] = {_O200K: False, _TEKKEN: False, _CL100K: True}
 
 
 @functools.cache
