@@ -249,6 +249,14 @@ def pick_score(rows: Sequence[Mapping[str, Any]], names: Sequence[str] = SCORES)
     return chooser
 
 
+def pick_fixed(rows: Sequence[Mapping[str, Any]]) -> Chooser:
+    """The candidate with the best mean over the rows' cells, used alone (family F)."""
+    best = max(CANDIDATES, key=lambda c: np.mean(list(cell_means(rows, lambda r, c=c: c).values())))
+    chooser: Chooser = lambda r: best  # noqa: E731
+    chooser.score = f"fixed {best}"  # type: ignore[attr-defined]
+    return chooser
+
+
 FAMILIES: dict[str, Callable[[Sequence[Mapping[str, Any]]], Chooser]] = {
     "A (single score, picked)": pick_score,
     "B (logistic, all features)": lambda rows: fit_pairwise(rows, FEATURES),
@@ -259,76 +267,164 @@ FAMILIES: dict[str, Callable[[Sequence[Mapping[str, Any]]], Chooser]] = {
 
 
 def _fmt(p: Mapping[str, Any]) -> str:
-    return f"{p['diff']:+.4f} [{p['low']:+.4f}, {p['high']:+.4f}] (cells up/down {p['cells_up']}/{p['cells_down']})"
+    return f"{p['diff']:+.4f} [{p['low']:+.4f}, {p['high']:+.4f}] {p['cells_up']}/{p['cells_down']}"
+
+
+def _name(pick: Any) -> str:
+    folds = pick.values() if isinstance(pick, dict) else [pick]
+    return ", ".join(sorted({getattr(f, "score", None) or "weights" for f in folds}))
+
+
+def report(
+    title: str,
+    split: str,
+    budgets: Sequence[int],
+    rows: Sequence[Mapping[str, Any]],
+    picks: Mapping[str, Any],
+    best: Mapping[Any, float] | None,
+    cells: Sequence[str] = (),
+) -> None:
+    """One markdown table: each chooser's means, hits, best-of-three count and paired
+    differences (95 % bootstrap, documents resampled within dataset; up/down: cells)."""
+    res = as_result(split, budgets, rows, picks)
+    print(f"\n## {title} ({len(rows)} document x budget pairs)\n")
+    print(
+        "| chooser | cells | documents | hits | best of 3 | new - OLD (cells) | "
+        "new - MMR (cells) | new - RCD (cells) | new - MMR (documents) |"
+    )
+    print("|:--|--:|--:|--:|--:|:--|:--|:--|:--|")
+    for name, pick in picks.items():
+        c = av.cell_means(res, name, None)
+        docs = np.mean([v for by in res["scores"].values() for B in by[name].values() for v in B])
+        hits = "" if best is None else str(sum(v >= best[k] - 0.005 - 1e-9 for k, v in c.items()))
+        right = sum(
+            r["rouge"][(pick[r["dataset"]] if isinstance(pick, dict) else pick)(r)]
+            >= max(r["rouge"].values()) - 1e-9
+            for r in rows
+        )
+        diffs = [
+            _fmt(av.paired(res, name, other)) if name != other else ""
+            for other in ("OLD", "MMR", "RCD")
+        ]
+        diffs.append(_fmt(av.paired(res, name, "MMR", weight="documents")) if name != "MMR" else "")
+        print(
+            f"| {name} | {np.mean(list(c.values())):.4f} | {docs:.4f} | {hits} | {right} | "
+            + " | ".join(diffs)
+            + " |"
+        )
+    if cells:
+        print("\n| dataset | B | n | " + " | ".join(cells) + " |")
+        print("|:--|--:|--:|" + "--:|" * len(cells))
+        means = {n: av.cell_means(res, n, None) for n in cells}
+        for ds, B in means[cells[0]]:
+            n = len(res["scores"][ds][cells[0]][str(B)])
+            row = " | ".join(f"{means[m][(ds, B)]:.3f}" for m in cells)
+            print(f"| {ds} | {B} | {n} | {row} |")
+
+
+def _best(grid: Mapping[str, Any] | None, budgets: Sequence[int]) -> dict[Any, float] | None:
+    if grid is None:
+        return None
+    return {
+        (ds, b): max(float(np.mean(grid["scores"][ds][m][str(b)])) for m in av.RIVALS["+ sumy"])
+        for ds in grid["scores"]
+        for b in budgets
+    }
+
+
+WIDE = {
+    "C (logistic, every document)": FAMILIES["B (logistic, all features)"],
+    "C' (logistic, every document, no static)": FAMILIES["B' (logistic, no static)"],
+}
+FIXED = {
+    "OLD": by_score("js_presence"),
+    "MMR": lambda r: "mmr",
+    "RCD": lambda r: "rcd:salience=fused",
+}
+CELLS = (
+    "OLD",
+    "MMR",
+    "RCD",
+    "B (logistic, all features)",
+    "C (logistic, every document)",
+    "oracle",
+)
+
+
+def _oracle(r: Mapping[str, Any]) -> str:
+    return max(CANDIDATES, key=lambda c: r["rouge"][c])
 
 
 def evaluate(data: Mapping[str, Any], grid: Mapping[str, Any] | None, data_dir: str) -> None:
+    """Validation: every family LODO on the ``--limit 10`` documents, then on the fresh ones."""
     split, budgets, rows = data["split"], data["budgets"], data["rows"]
     seen = {ds: {e.id for e in pg._examples(ds, split, data_dir, 10)} for ds in pg.DATASETS}
     chosen_on = [r for r in rows if r["id"] in seen[r["dataset"]]]
     fresh = [r for r in rows if r["id"] not in seen[r["dataset"]]]
-    old = by_score("js_presence")
-    mmr, rcd = (lambda r: "mmr"), (lambda r: "rcd:salience=fused")
-    picks: dict[str, Any] = {"OLD": old, "MMR": mmr, "RCD": rcd}
+    picks: dict[str, Any] = dict(FIXED)
     shipped: dict[str, Chooser] = {}
     for fam, make in FAMILIES.items():
         picks[fam] = lodo(chosen_on, make)
         shipped[fam] = make(chosen_on)
-    for s in SCORES:
-        picks[f"score {s}"] = by_score(s)
-    picks["oracle"] = lambda r: max(CANDIDATES, key=lambda c: r["rouge"][c])
-    res = as_result(split, budgets, chosen_on, picks)
-    best = None
-    if grid is not None:
-        best = {
-            (ds, b): max(float(np.mean(grid["scores"][ds][m][str(b)])) for m in av.RIVALS["+ sumy"])
-            for ds in grid["scores"]
-            for b in budgets
-        }
-    print(f"## {split}: the --limit 10 documents ({len(chosen_on)} document x budget pairs), LODO")
-    print("| chooser | mean over cells | hits | best-of-3 picked | new - OLD | new - MMR |")
-    print("|:--|--:|--:|--:|:--|:--|")
-    for name, pick in picks.items():
-        c = av.cell_means(res, name, None)
-        hits = "" if best is None else str(sum(v >= best[k] - 0.005 - 1e-9 for k, v in c.items()))
-        per_ds = pick if isinstance(pick, dict) else None
-        right = sum(
-            r["rouge"][(per_ds[r["dataset"]] if per_ds else pick)(r)]
-            >= max(r["rouge"].values()) - 1e-9
-            for r in chosen_on
-        )
-        d_old = _fmt(av.paired(res, name, "OLD")) if name != "OLD" else ""
-        d_mmr = _fmt(av.paired(res, name, "MMR")) if name != "MMR" else ""
-        print(f"| {name} | {np.mean(list(c.values())):.4f} | {hits} | {right} | {d_old} | {d_mmr} |")
-    for fam in FAMILIES:
-        folds = picks[fam]
-        desc = [
-            getattr(f, "score", None) or "weights" for f in folds.values()
-        ]
-        print(f"{fam}: LODO folds pick {sorted(set(desc))}")
-        w = getattr(shipped[fam], "weights", None)
-        if w is not None:
-            print(f"  shipped weights: { {k: round(v, 3) for k, v in w.items()} }")
-        else:
-            print(f"  shipped score: {shipped[fam].score}")  # type: ignore[attr-defined]
-    if not fresh:
-        return
-    fpicks: dict[str, Any] = {"OLD": old, "MMR": mmr, "RCD": rcd, **shipped}
-    fpicks.update({f"{fam} LODO": picks[fam] for fam in FAMILIES})
-    fpicks.update({f"score {s}": by_score(s) for s in SCORES})
-    fres = as_result(split, budgets, fresh, fpicks)
-    print(f"\n## {split}: fresh documents ({len(fresh)} pairs), shipped form (trained on all --limit 10)")
-    print("| chooser | mean over cells | mean over docs | new - OLD (cells) | new - MMR (cells) | new - MMR (docs) |")
-    print("|:--|--:|--:|:--|:--|:--|")
-    for name in fpicks:
-        c = av.cell_means(fres, name, None)
-        docs = np.mean([v for by in fres["scores"].values() for B in by[name].values() for v in B])
-        d_old = _fmt(av.paired(fres, name, "OLD")) if name != "OLD" else ""
-        d_mmr = _fmt(av.paired(fres, name, "MMR")) if name != "MMR" else ""
-        d_mmr_docs = (
-            _fmt(av.paired(fres, name, "MMR", weight="documents")) if name != "MMR" else ""
-        )
-        print(f"| {name} | {np.mean(list(c.values())):.4f} | {docs:.4f} | {d_old} | {d_mmr} | {d_mmr_docs} |")
+    for fam, make in WIDE.items():  # LODO over every document of the other datasets
+        picks[fam] = lodo(rows, make)
+    picks["F (fixed candidate, picked)"] = lodo(chosen_on, pick_fixed)
+    scores = {f"score {s}": by_score(s) for s in SCORES}
+    title = f"{split}: the --limit 10 documents, LODO"
+    report(
+        title,
+        split,
+        budgets,
+        chosen_on,
+        {**picks, **scores, "oracle": _oracle},
+        _best(grid, budgets),
+        CELLS,
+    )
+    for fam, pick in picks.items():
+        if isinstance(pick, dict):
+            print(f"{fam}: LODO folds pick {_name(pick)}")
+    for fam, chooser in shipped.items():
+        w = getattr(chooser, "weights", None)
+        shown = {k: round(v, 3) for k, v in w.items()} if w else _name(chooser)
+        print(f"{fam}, trained on every --limit 10 document: {shown}")
+    if fresh:
+        fpicks: dict[str, Any] = {**FIXED, **shipped}
+        fpicks.update({f"{fam} LODO": picks[fam] for fam in FAMILIES})
+        fpicks.update({fam: picks[fam] for fam in (*WIDE, "F (fixed candidate, picked)")})
+        title = f"{split}: fresh documents (shipped A/B/B': trained on every --limit 10 document)"
+        report(title, split, budgets, fresh, {**fpicks, **scores, "oracle": _oracle}, None)
+
+
+def evaluate_test(
+    data: Mapping[str, Any],
+    train: Mapping[str, Any],
+    grid: Mapping[str, Any] | None,
+    data_dir: str,
+) -> None:
+    """The test split, once: every chooser made on validation only."""
+    seen = {ds: {e.id for e in pg._examples(ds, "validation", data_dir, 10)} for ds in pg.DATASETS}
+    vrows = train["rows"]
+    chosen_on = [r for r in vrows if r["id"] in seen[r["dataset"]]]
+    picks: dict[str, Any] = dict(FIXED)
+    for fam, make in FAMILIES.items():
+        picks[fam] = make(chosen_on)
+    for fam, make in WIDE.items():
+        picks[fam] = make(vrows)
+    picks["F (fixed candidate, picked)"] = pick_fixed(chosen_on)
+    picks["oracle"] = _oracle
+    budgets = data["budgets"]
+    report(
+        f"{data['split']} (choosers made on validation)",
+        data["split"],
+        budgets,
+        data["rows"],
+        picks,
+        _best(grid, budgets),
+        CELLS,
+    )
+    for fam, pick in picks.items():
+        if fam not in FIXED and fam != "oracle":
+            print(f"{fam}: {_name(pick)}")
 
 
 def main() -> None:
@@ -342,6 +438,7 @@ def main() -> None:
     e = sub.add_parser("evaluate")
     e.add_argument("--rows", type=Path, required=True)
     e.add_argument("--grid", type=Path, help="peer_grid.py --limit 10 result (for the hits)")
+    e.add_argument("--train", type=Path, help="validation rows: evaluate --rows (test) once")
     for p in (c, e):
         p.add_argument("--data-dir", default=str(Path(__file__).parents[1] / "../shared/data"))
     args = ap.parse_args()
@@ -353,7 +450,11 @@ def main() -> None:
         args.out.write_text(json.dumps(data))
     else:
         grid = json.loads(args.grid.read_text()) if args.grid else None
-        evaluate(json.loads(args.rows.read_text()), grid, args.data_dir)
+        data = json.loads(args.rows.read_text())
+        if args.train:
+            evaluate_test(data, json.loads(args.train.read_text()), grid, args.data_dir)
+        else:
+            evaluate(data, grid, args.data_dir)
 
 
 if __name__ == "__main__":
