@@ -312,6 +312,7 @@ def report(
             + " | ".join(diffs)
             + " |"
         )
+    print("\n" + signal(rows))
     if cells:
         print("\n| dataset | B | n | " + " | ".join(cells) + " |")
         print("|:--|--:|--:|" + "--:|" * len(cells))
@@ -320,6 +321,25 @@ def report(
             n = len(res["scores"][ds][cells[0]][str(B)])
             row = " | ".join(f"{means[m][(ds, B)]:.3f}" for m in cells)
             print(f"| {ds} | {B} | {n} | {row} |")
+
+
+def signal(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Per single score: of the candidate pairs whose ROUGE differs, the share where the score
+    prefers the better context (0.5: no signal), plain and weighted by |delta ROUGE|."""
+    out = []
+    for name in SCORES:
+        right = total = wright = wtotal = 0.0
+        for r in rows:
+            for a, b in itertools.combinations(CANDIDATES, 2):
+                d = r["rouge"][a] - r["rouge"][b]
+                e = r["features"][a][name] - r["features"][b][name]
+                if abs(d) < 1e-9 or abs(e) < 1e-12:
+                    continue
+                ok = (d > 0) == (e < 0)
+                right, total = right + ok, total + 1
+                wright, wtotal = wright + ok * abs(d), wtotal + abs(d)
+        out.append(f"{name} {right / max(total, 1):.3f} / {wright / max(wtotal, 1e-12):.3f}")
+    return "pairwise agreement (plain / weighted): " + "; ".join(out)
 
 
 def _best(grid: Mapping[str, Any] | None, budgets: Sequence[int]) -> dict[Any, float] | None:
@@ -427,6 +447,55 @@ def evaluate_test(
             print(f"{fam}: {_name(pick)}")
 
 
+def cost(data_dir: Path, docs: int, repeats: int, budget: int = 512) -> None:
+    """Per ``select()`` at 2k tokens (``bench_select_settings.py``'s documents), interleaved,
+    medians in ms: MMR, ``auto``, and what a chooser would add to ``auto`` (the features of
+    its three contexts, with and without the static vectors of every unit)."""
+    import statistics
+    import time
+
+    from bench_build_context import TOKENIZER, Corpus, load_leval, load_mtsamples, parse_size
+    from budgetctx import get_tokenizer
+
+    tok = get_tokenizer(TOKENIZER)
+    corpus = Corpus(
+        load_leval(data_dir / "leval"),
+        load_mtsamples(data_dir / "mtsamples_discharge" / "discharge_summaries.derived.jsonl"),
+        seed=0,
+    )
+    texts, _ = corpus.docs(tok, parse_size("2k"), docs)
+    times: dict[str, list[float]] = {k: [] for k in ("mmr", "auto", "static", "no static")}
+    for text in texts:
+        doc = prepare(text, tokenizer=TOKENIZER)
+        units = [u.text for u in doc.segmentation.units]
+        kept = [[u.id for u in doc.select(budget, selector=s).units] for s in CANDIDATES]
+        StaticEmbeddings.load()
+        for _ in range(repeats + 1):
+            t0 = time.perf_counter()
+            doc.select(budget, selector="mmr")
+            t1 = time.perf_counter()
+            doc.select(budget, selector="auto")
+            t2 = time.perf_counter()
+            view = DocumentView(doc.features.X, units, doc.features.relevance)
+            for k in kept:
+                view.features(k, budget, budget)
+            t3 = time.perf_counter()
+            StaticEmbeddings.load().encode(units)
+            t4 = time.perf_counter()
+            for key, dt in zip(
+                times, (t1 - t0, t2 - t1, t3 - t2, (t3 - t2) - (t4 - t3)), strict=True
+            ):
+                times[key].append(dt * 1000)
+    med = {k: statistics.median(v[1:]) for k, v in times.items()}  # the first: warm-up
+    print(f"2k tokens, {len(texts)} documents x {repeats}, budget {budget}: median ms")
+    for k, v in med.items():
+        print(f"  {k}: {v:.2f} ms ({v / med['mmr']:.2f}x MMR)")
+    print(
+        f"  auto + chooser features: {(med['auto'] + med['static']) / med['mmr']:.2f}x MMR; "
+        f"without static vectors {(med['auto'] + med['no static']) / med['mmr']:.2f}x"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -439,13 +508,18 @@ def main() -> None:
     e.add_argument("--rows", type=Path, required=True)
     e.add_argument("--grid", type=Path, help="peer_grid.py --limit 10 result (for the hits)")
     e.add_argument("--train", type=Path, help="validation rows: evaluate --rows (test) once")
-    for p in (c, e):
+    k = sub.add_parser("cost")
+    k.add_argument("--docs", type=int, default=3)
+    k.add_argument("--repeats", type=int, default=9)
+    for p in (c, e, k):
         p.add_argument("--data-dir", default=str(Path(__file__).parents[1] / "../shared/data"))
     args = ap.parse_args()
     if not Path(args.data_dir).is_dir():
         print(f"no data at {args.data_dir}; nothing to run", file=sys.stderr)
         return
-    if args.command == "collect":
+    if args.command == "cost":
+        cost(Path(args.data_dir), args.docs, args.repeats)
+    elif args.command == "collect":
         data = collect(args.split, args.data_dir, args.limit, args.budgets)
         args.out.write_text(json.dumps(data))
     else:
