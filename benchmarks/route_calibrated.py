@@ -448,9 +448,9 @@ def evaluate_test(
 
 
 def cost(data_dir: Path, docs: int, repeats: int, budget: int = 512) -> None:
-    """Per ``select()`` at 2k tokens (``bench_select_settings.py``'s documents), interleaved,
-    medians in ms: MMR, ``auto``, and what a chooser would add to ``auto`` (the features of
-    its three contexts, with and without the static vectors of every unit)."""
+    """CPU time per call at 2k tokens (``bench_select_settings.py``'s documents), interleaved,
+    medians: MMR's and ``auto``'s ``select()``, and what a chooser would add to ``auto``: the
+    static vectors of every unit (word cache emptied, then warm) and the bigram presence."""
     import statistics
     import time
 
@@ -464,36 +464,31 @@ def cost(data_dir: Path, docs: int, repeats: int, budget: int = 512) -> None:
         seed=0,
     )
     texts, _ = corpus.docs(tok, parse_size("2k"), docs)
-    times: dict[str, list[float]] = {k: [] for k in ("mmr", "auto", "static", "no static")}
+    steps: dict[str, Callable[[Any, list[str]], Any]] = {
+        "mmr": lambda doc, units: doc.select(budget, selector="mmr"),
+        "auto": lambda doc, units: doc.select(budget, selector="auto"),
+        "static, cold": lambda doc, units: (
+            StaticEmbeddings.load()._cache.clear(),
+            StaticEmbeddings.load().encode(units),
+        ),
+        "static, warm": lambda doc, units: StaticEmbeddings.load().encode(units),
+        "bigrams": lambda doc, units: _bigram_presence(units),
+    }
+    times: dict[str, list[float]] = {k: [] for k in steps}
     for text in texts:
         doc = prepare(text, tokenizer=TOKENIZER)
         units = [u.text for u in doc.segmentation.units]
-        kept = [[u.id for u in doc.select(budget, selector=s).units] for s in CANDIDATES]
-        StaticEmbeddings.load()
-        for _ in range(repeats + 1):
-            t0 = time.perf_counter()
-            doc.select(budget, selector="mmr")
-            t1 = time.perf_counter()
-            doc.select(budget, selector="auto")
-            t2 = time.perf_counter()
-            view = DocumentView(doc.features.X, units, doc.features.relevance)
-            for k in kept:
-                view.features(k, budget, budget)
-            t3 = time.perf_counter()
-            StaticEmbeddings.load().encode(units)
-            t4 = time.perf_counter()
-            for key, dt in zip(
-                times, (t1 - t0, t2 - t1, t3 - t2, (t3 - t2) - (t4 - t3)), strict=True
-            ):
-                times[key].append(dt * 1000)
-    med = {k: statistics.median(v[1:]) for k, v in times.items()}  # the first: warm-up
-    print(f"2k tokens, {len(texts)} documents x {repeats}, budget {budget}: median ms")
+        for f in steps.values():  # warm-up
+            f(doc, units)
+        for _ in range(repeats):
+            for key, f in steps.items():
+                t = time.process_time()
+                f(doc, units)
+                times[key].append((time.process_time() - t) * 1000)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"2k tokens, {len(texts)} documents x {repeats}, budget {budget}: median CPU ms")
     for k, v in med.items():
         print(f"  {k}: {v:.2f} ms ({v / med['mmr']:.2f}x MMR)")
-    print(
-        f"  auto + chooser features: {(med['auto'] + med['static']) / med['mmr']:.2f}x MMR; "
-        f"without static vectors {(med['auto'] + med['no static']) / med['mmr']:.2f}x"
-    )
 
 
 def main() -> None:
