@@ -359,17 +359,27 @@ def equal_tokens(result: dict[str, Any], *, line: float = -0.005) -> list[dict[s
 
 
 def equal_tokens_table(result: dict[str, Any]) -> None:
-    """The equal-token table in markdown; a difference below the line is bold."""
-    print("| data | split | B | n | ours | tokens | released (fit) | tokens ", end="")
-    print("| ours − released [95 %] |")
-    print("|:--|:--|--:|--:|:--|--:|:--|--:|:--|")
-    for c in equal_tokens(result):
-        d = f"{c['difference']:+.4f} [{c['low']:+.4f}, {c['high']:+.4f}]"
-        print(
-            f"| {c['data']} | {c['split']} | {c['budget']} | {c['n']} | {c['selector']} "
-            f"{c['ours']:.4f} | {c['ours_tokens']:.0f} | {c['released']} {c['theirs']:.4f} "
-            f"| {c['theirs_tokens']:.0f} | {f'**{d}**' if c['below'] else d} |"
-        )
+    """The equal-token table in markdown, one row per data family, budget and selector, one
+    column per split: ours (tokens) / released at the fit budget (tokens): the paired
+    difference [95 %]; a difference below the line is bold."""
+    cells = equal_tokens(result)
+    groups = list(dict.fromkeys(c["split"] for c in cells))
+    print("| data | B | ours | released | " + " | ".join(groups) + " |")
+    print("|:--|--:|:--|:--|" + ":--|" * len(groups))
+    by_key: dict[tuple[str, int, str], dict[str, dict[str, Any]]] = {}
+    for c in cells:
+        by_key.setdefault((c["data"], c["budget"], c["selector"]), {})[c["split"]] = c
+    for (data, b, spec), row in by_key.items():
+        out = []
+        for g in groups:
+            c = row[g]
+            d = f"{c['difference']:+.4f} [{c['low']:+.4f}, {c['high']:+.4f}]"
+            out.append(
+                f"{c['ours']:.4f} ({c['ours_tokens']:.0f}) / {c['theirs']:.4f} "
+                f"({c['theirs_tokens']:.0f}): {f'**{d}**' if c['below'] else d} (n={c['n']})"
+            )
+        name = next(iter(row.values()))["released"]
+        print(f"| {data} | {b} | `{spec}` | {name} | " + " | ".join(out) + " |")
 
 
 def main() -> None:
