@@ -228,6 +228,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     specs = args.selectors
     pairs = {spec: counterpart(spec, args.pipeline_selector) for spec in specs}
     rows: list[dict[str, Any]] = []
+    result = {"selectors": specs, "pairs": pairs, "budgets": args.budgets, "rows": rows}
 
     def score(text: str, reference: str) -> float:
         return float(rouge.score(text, reference).to_dict()["rouge1"]["f"])
@@ -275,7 +276,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 f"{ds} {split}: {len(exs)} documents, {time.perf_counter() - t0:.0f} s",
                 file=sys.stderr,
             )
-    return {"selectors": specs, "pairs": pairs, "budgets": args.budgets, "rows": rows}
+            if args.out:  # what is done so far survives a run stopped part-way
+                args.out.write_text(json.dumps(result))
+    return result
 
 
 def pairs(result: dict[str, Any]) -> dict[str, str]:
