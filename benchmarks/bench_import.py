@@ -35,6 +35,9 @@ import timeit
 from pathlib import Path
 
 HEAVY = ("sklearn", "pandas", "scipy.stats")
+#: What a small document's select and ``select --help`` should leave out since issue 27's
+#: fifth pass (TF-IDF rows without scipy.sparse; the library imported where a command runs).
+STARTUP = ("scipy", "numpy.testing", "numpy.f2py", "numpy")
 
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -96,14 +99,16 @@ def slowest_imports(n: int) -> list[tuple[int, int, str]]:
     return sorted(rows, reverse=True)[:n]
 
 
-def heavy_modules(cmd: list[str]) -> list[str]:
-    """Heavy packages that ``cmd`` (a ``python -c`` line plus arguments) leaves imported."""
+def heavy_modules(cmd: list[str], prefixes: tuple[str, ...] = HEAVY) -> list[str]:
+    """Packages of ``prefixes`` that ``cmd`` (a ``python -c`` line plus arguments) leaves
+    imported."""
     code = cmd[2] + "\n" if cmd[1] == "-c" else ""
     probe = (
         "import sys\n"
         "try:\n" + "".join(f"    {line}\n" for line in code.splitlines()) + "except SystemExit:\n"
         "    pass\n"
-        f"print('HEAVY', *sorted(m for m in sys.modules if m.startswith({HEAVY!r})))\n"
+        "print('HEAVY', *sorted(m for m in sys.modules if m in "
+        f"{prefixes!r} or m.startswith(tuple(p + '.' for p in {prefixes!r}))))\n"
     )
     out = subprocess.run(
         [cmd[0], "-c", probe, *cmd[3:]], check=True, capture_output=True, text=True
@@ -245,6 +250,14 @@ def main() -> None:
                     f"{statistics.median(cpus):6.3f}  {shown}"
                 )
         print(f"heavy modules after select ({', '.join(HEAVY)}): {heavy_modules(select)}")
+        for label, cmd in (
+            ("select", select),
+            ("select --help", [py, "-c", cli, "select", "--help"]),
+        ):
+            loaded = sorted(
+                {m for m in heavy_modules(cmd, STARTUP) if m in STARTUP or m == "scipy.sparse"}
+            )
+            print(f"of {', '.join(STARTUP)}, scipy.sparse, after {label}: {loaded}")
         print(f"cold `import scipy.sparse` after numpy: {scipy_sparse_import(args.repeat):.3f} s")
         print("o200k_base tokenizer built and the note's segments counted once, fresh process:")
         for label, (wall, cpu) in tokenizer_build(note, envs["after"], args.repeat).items():

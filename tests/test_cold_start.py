@@ -51,11 +51,19 @@ NOT_IN_SELECT = (
     "tiktoken",
     # ... and the separator's slack reads bpe-openai's pre-tokenizer, not the pattern's regex
     "regex",
+    # a small document's TF-IDF rows are a CsrRows (representations/_csr.py): scipy.sparse,
+    # and numpy.testing and numpy.f2py that its import loads, are left out
+    "scipy",
+    "numpy.testing",
+    "numpy.f2py",
 )
+#: ``budgetctx select --help`` (and any command's start): the library is imported where a
+#: command runs, so help reads no numpy.
+NOT_IN_HELP = ("numpy", "scipy", "budgetctx.build", "budgetctx.selectors", "budgetctx.batch")
 #: ``import budgetctx.build`` (the library a call runs): importlib.resources and tempfile are
 #: read on first use only, by ``auto`` (the bundled router's file), the tekken tokenizer (its
-#: bundled ranks) and a first run (the rank cache's writer). (A selection with TF-IDF loads
-#: them all the same, through scipy's import of numpy.testing.)
+#: bundled ranks) and a first run (the rank cache's writer). (A selection with TF-IDF of a
+#: large document or a query loads them all the same, through scipy's import of numpy.testing.)
 NOT_IN_BUILD = ("importlib.resources", "tempfile", "regex", "scipy", "tiktoken")
 
 
@@ -139,3 +147,15 @@ def test_select_on_one_file_leaves_out_batch_and_rich() -> None:
         "    assert exc.code in (0, None), exc.code\n"
     )
     assert _loaded(code, NOT_IN_SELECT) == []
+
+
+def test_select_help_leaves_out_the_library() -> None:
+    code = (
+        "from budgetctx.cli import main\n"
+        "sys.argv = ['budgetctx', 'select', '--help']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code in (0, None), exc.code\n"
+    )
+    assert _loaded(code, NOT_IN_HELP) == []

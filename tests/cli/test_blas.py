@@ -16,6 +16,7 @@ from budgetctx.cli import _blas
 _PROBE = (
     "import json, os\n"
     "import budgetctx.cli\n"
+    "import numpy  # as a command does: the command line itself no longer imports it\n"
     "from threadpoolctl import threadpool_info\n"
     "blas = [i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas']\n"
     "print(json.dumps([os.environ.get('OPENBLAS_NUM_THREADS'), blas]))"

@@ -58,3 +58,15 @@ def test_the_full_app_is_left_whole() -> None:
     before = list(_app.app.registered_commands)
     assert _app._only("select") is not None
     assert _app.app.registered_commands == before and _app.app.registered_groups
+
+
+def test_the_commands_default_selector_is_the_librarys() -> None:
+    """The CLI reads the default from ``_core.defaults`` (no numpy for --help): the library's
+    must be the same object, or ``select`` and ``build_context`` would disagree."""
+    import inspect
+
+    from budgetctx.build import DEFAULT_SELECTOR
+    from budgetctx.cli import _batch, _select
+
+    for command in (_select.select, _select.fit_messages_cmd, _select.demo, _batch.batch):
+        assert inspect.signature(command).parameters["selector"].default == DEFAULT_SELECTOR

@@ -6,6 +6,8 @@ import json
 import logging
 import random
 import socket
+import struct
+import threading
 import time
 import traceback
 from collections.abc import Iterator
@@ -598,3 +600,34 @@ def test_bad_messages_are_refused(server: ChatServer, messages: Any) -> None:
     with pytest.raises(InvalidParameterError, match="Message"):
         make(server).generate(messages)
     assert server.requests == []
+
+
+def test_the_fake_server_takes_a_client_reset_quietly(
+    server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A client that rejects a response closes its connection with a reset; the handler thread,
+    # waiting for the next request on it, must not report it (socketserver prints a traceback).
+    errors: list[object] = []
+    done = threading.Event()
+    monkeypatch.setattr(type(server._httpd), "handle_error", lambda *a: errors.append(a))
+    shutdown_request = type(server._httpd).shutdown_request
+
+    def finished(self: Any, request: socket.socket) -> None:
+        shutdown_request(self, request)
+        done.set()
+
+    monkeypatch.setattr(type(server._httpd), "shutdown_request", finished)
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
+    host, port = server._httpd.server_address[:2]
+    with socket.create_connection((str(host), int(port))) as sock:
+        head = (
+            f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        sock.sendall(head.encode() + body)
+        reply = b""
+        while not reply.endswith(b"}"):  # the whole reply: the server now only reads
+            reply += sock.recv(65536)
+        assert reply.startswith(b"HTTP/1.1 200")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # a reset
+    assert done.wait(5)
+    assert errors == []

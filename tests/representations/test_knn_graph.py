@@ -10,6 +10,7 @@ import pytest
 from scipy import sparse
 
 from budgetctx.representations import SparseKernel, TfidfRepresentation, _features
+from budgetctx.representations._csr import CsrRows
 
 
 def _flowsheet(n: int) -> sparse.csr_matrix:
@@ -21,6 +22,8 @@ def _flowsheet(n: int) -> sparse.csr_matrix:
         for _ in range(n)
     ]
     X = TfidfRepresentation().encode(lines).X
+    if isinstance(X, CsrRows):  # a small document's rows (issue 27): scipy's arrays
+        X = X.to_scipy()
     assert sparse.issparse(X)
     return sparse.csr_matrix(X)
 

@@ -119,3 +119,63 @@ def test_default_folder_is_the_users_cache(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.delenv("BUDGETCTX_CACHE_DIR", raising=False)
     monkeypatch.delenv("BUDGETCTX_NO_CACHE", raising=False)
     assert _rank_cache.cache_folder() == platformdirs.user_cache_path("budgetctx") / "ranks"
+
+
+OLD, NEW = "a" * 64, "b" * 64
+
+
+def test_writing_a_new_bundles_files_removes_the_old_bundles(tmp_path: Path) -> None:
+    _rank_cache.store(NAME, OLD, [b"x", b"yz"], folder=tmp_path)
+    _rank_cache.store_lengths(NAME, OLD, np.array([1, 2]), folder=tmp_path)
+    older_layout = tmp_path / f"{NAME}-{'c' * 32}.bin"
+    older_layout.write_bytes(b"budgetctx-ranks\x00\x00" + b"\x00" * 40)
+    kept = {
+        # another encoding's, a foreign file, names not ours, a link: never touched
+        tmp_path / f"o200k_base-{'a' * 32}.bin": b"budgetctx-ranks\x00\x01",
+        tmp_path / f"{NAME}-{'d' * 32}.bin": b"not a cache file",
+        tmp_path / f"{NAME}-{'e' * 31}.bin": b"budgetctx-ranks\x00\x01",
+        tmp_path / f"{NAME}-{'G' * 32}.lengths": b"budgetctx-lens\x00\x00\x01",
+        tmp_path / f"{NAME}-{'f' * 32}.txt": b"budgetctx-ranks\x00\x01",
+    }
+    for path, data in kept.items():
+        path.write_bytes(data)
+    link = tmp_path / f"{NAME}-{'9' * 32}.bin"
+    link.symlink_to(tmp_path / f"o200k_base-{'a' * 32}.bin")
+
+    _rank_cache.store_lengths(NAME, NEW, np.array([3]), folder=tmp_path)
+    assert _rank_cache.load(NAME, OLD, folder=tmp_path) is None
+    assert _rank_cache.load_lengths(NAME, OLD, folder=tmp_path) is None
+    assert not older_layout.exists()
+    assert all(path.read_bytes() == data for path, data in kept.items())
+    assert link.is_symlink()
+    lengths = _rank_cache.load_lengths(NAME, NEW, folder=tmp_path)
+    assert lengths is not None and lengths.tolist() == [3]
+
+    # and the other way round: the tokens' file of an older bundle removes the newer's
+    _rank_cache.store(NAME, OLD, [b"x"], folder=tmp_path)
+    assert _rank_cache.load_lengths(NAME, NEW, folder=tmp_path) is None
+    assert sorted(p.name for p in tmp_path.glob(f"{NAME}-[ab]*")) == [f"{NAME}-{'a' * 32}.bin"]
+
+
+def test_a_file_that_cannot_be_removed_is_left_and_the_write_stands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # what Windows does to a file another process holds open
+    _rank_cache.store(NAME, OLD, [b"x"], folder=tmp_path)
+
+    def refuse(path: Path, missing_ok: bool = False) -> None:
+        raise PermissionError(13, "in use by another process")
+
+    monkeypatch.setattr(_rank_cache.Path, "unlink", refuse)
+    _rank_cache.store(NAME, NEW, [b"y"], folder=tmp_path)
+    loaded = _rank_cache.load(NAME, NEW, folder=tmp_path)
+    assert loaded is not None and loaded[0] == [b"y"]
+    assert _rank_cache.load(NAME, OLD, folder=tmp_path) is not None  # left, not an error
+
+
+def test_a_reader_of_a_removed_file_keeps_its_data(tmp_path: Path) -> None:
+    # POSIX: another process holding the old file open still reads it whole after removal
+    _rank_cache.store(NAME, OLD, [b"x", b"yz"], folder=tmp_path)
+    with (tmp_path / f"{NAME}-{'a' * 32}.bin").open("rb") as reader:
+        _rank_cache.store(NAME, NEW, [b"y"], folder=tmp_path)
+        assert reader.read().endswith(b"xyz")

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field, fields
 from typing import Any, Literal
 
+from budgetctx._core.defaults import DEFAULT_SELECTOR
 from budgetctx._core.validation import (
     Boolean,
     Constraint,
@@ -49,8 +50,6 @@ from budgetctx.tokenizers import Tokenizer
 from budgetctx.unitizers import Unitizer
 
 __all__ = ["BUDGET", "DEFAULT_SELECTOR", "RULES", "BuildOptions", "check_budget", "check_reserve"]
-
-DEFAULT_SELECTOR = "mmr"
 
 #: The one rule of a token budget, wherever one is taken.
 BUDGET: Constraint = Interval(int, 1, None, fix="e.g. budget=512.")

@@ -8,10 +8,12 @@ Where a change belongs: the application, its error handling and the console scri
 from __future__ import annotations
 
 from budgetctx.cli._blas import bound_blas_threads
+from budgetctx.cli._startup import imports
 
 # Before anything below imports numpy: its BLAS starts its threads when it loads.
 bound_blas_threads()
 
-from budgetctx.cli._app import app, main  # noqa: E402
+with imports():  # the command line's own modules and typer, without collector passes
+    from budgetctx.cli._app import app, main
 
 __all__ = ["app", "main"]

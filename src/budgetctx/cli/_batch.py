@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from budgetctx.build._pipeline import DEFAULT_SELECTOR
+from budgetctx._core.defaults import DEFAULT_SELECTOR
 from budgetctx.cli._format import decode_escapes
 from budgetctx.cli._options import (
     Budget,

@@ -25,7 +25,6 @@ from budgetctx.cli._options import (
     Workers,
     parse_budgets,
 )
-from budgetctx.selectors import parse_options, split_selector_specs
 
 
 def sweep(
@@ -85,6 +84,7 @@ def sweep(
     so a resumed or repeated sweep pays for nothing twice.
     """
     from budgetctx.eval import GenerationConfig, SweepConfig, run_sweep
+    from budgetctx.selectors import split_selector_specs
 
     generation = (
         GenerationConfig(
@@ -251,6 +251,7 @@ def calibrate(
 ) -> None:
     """Fit a router on the validation rows of a sweep; use it with load_router(path)."""
     from budgetctx.eval import calibrate as fit
+    from budgetctx.selectors import split_selector_specs
 
     router = fit(
         run,
@@ -289,6 +290,7 @@ def route_eval_cmd(
     """Routers vs fixed selectors vs oracle bounds on the held-out test split."""
     from budgetctx.eval import route_eval
     from budgetctx.router import load_router
+    from budgetctx.selectors import split_selector_specs
 
     if lodo:
         from budgetctx.eval._lodo import lodo_route_eval
@@ -317,6 +319,8 @@ def route_eval_cmd(
 
 def _options(items: list[str]) -> dict[str, Any]:
     """``key=value`` pairs, read as selector specs' options are."""
+    from budgetctx.selectors import parse_options  # here: the other commands need no numpy
+
     return parse_options(
         items, fix="e.g. --gen-option base_url=http://localhost:8080/v1.", parameter="gen_option"
     )

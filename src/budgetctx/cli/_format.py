@@ -16,10 +16,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from budgetctx._core.results import Context
 from budgetctx._errors import InvalidParameterError
 
 if TYPE_CHECKING:
+    from budgetctx._core.results import Context
     from budgetctx.eval.datasets import DatasetInfo
     from budgetctx.generate import CostEstimate, CostReport, Price
 

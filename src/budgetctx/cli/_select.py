@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
+from budgetctx._core.defaults import DEFAULT_SELECTOR
 from budgetctx._core.progress import Working
 from budgetctx._errors import InputError
-from budgetctx.build._pipeline import DEFAULT_SELECTOR, build_context
 from budgetctx.cli._format import (
     context_summary,
     decode_escapes,
@@ -36,6 +36,7 @@ from budgetctx.cli._options import (
     pins_from_options,
     profile_from_option,
 )
+from budgetctx.cli._startup import imports
 
 
 def select(
@@ -85,6 +86,9 @@ def select(
     One file is condensed on its own; several files (or --jsonl) share the budget, each
     rendered under its header, with provenance per document.
     """
+    with imports():  # here: --help needs no numpy; and without collector passes
+        from budgetctx.build._pipeline import build_context
+
     if errors not in ("strict", "replace"):
         decode_document(b"", errors=errors)  # type: ignore[arg-type]  # raises the error
     mode: Any = errors
@@ -220,6 +224,7 @@ def demo(
     """Condense the bundled sample discharge note and show the provenance table."""
     from rich.console import Console
 
+    from budgetctx.build._pipeline import build_context
     from budgetctx.data import sample_note
 
     ctx = build_context(

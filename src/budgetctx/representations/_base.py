@@ -17,8 +17,10 @@ __all__ = [
     "register_representation",
 ]
 
-#: Row-per-unit feature matrix: a scipy.sparse CSR matrix (TF-IDF) or a dense ndarray
-#: (embeddings). scipy ships no type information, so this is Any to the type checker.
+#: Row-per-unit feature matrix: a scipy.sparse CSR matrix (TF-IDF; for a small document
+#: without a query, a :class:`~budgetctx.representations._csr.CsrRows`, the same arrays
+#: without scipy) or a dense ndarray (embeddings). scipy ships no type information, so this
+#: is Any to the type checker.
 Matrix: TypeAlias = Any
 
 

@@ -17,7 +17,6 @@ quadratic in the number of units (encoding them dominates up to about 10^5 units
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from numpy.typing import NDArray
 
 from budgetctx._errors import BudgetCtxWarning, InvalidParameterError
 from budgetctx.representations._base import Encoded, Matrix
+from budgetctx.representations._csr import CsrRows, is_sparse
 from budgetctx.representations._salience import centroid_salience
 
 if TYPE_CHECKING:
@@ -63,9 +63,9 @@ def _sparse() -> ModuleType:
 
 
 def _issparse(x: Any) -> bool:
-    # A matrix cannot be a scipy.sparse one if scipy.sparse was never imported.
-    mod = sys.modules.get("scipy.sparse")
-    return mod is not None and bool(mod.issparse(x))
+    # A matrix cannot be a scipy.sparse one if scipy.sparse was never imported; a small
+    # document's TF-IDF rows are a CsrRows (scipy's arrays and sums, without scipy).
+    return is_sparse(x)
 
 
 class Kernel:
@@ -645,6 +645,8 @@ def build_features(
             )
         labels = sections or [None] * n
         r = r * np.array([weights.get(s, 1.0) if s else 1.0 for s in labels])
+    if n > dense_limit and isinstance(X, CsrRows):
+        X = X.to_scipy()  # the neighbour graph is built with scipy's products
     kernel: Kernel = DeferredDenseKernel(X) if n <= dense_limit else SparseKernel(X, top_k=top_k)
     return UnitFeatures(relevance=r, kernel=kernel, relevance_source=source, X=X)
 

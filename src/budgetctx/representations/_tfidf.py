@@ -17,6 +17,7 @@ from budgetctx._core.validation import (
     Predicate,
 )
 from budgetctx.representations._base import Encoded
+from budgetctx.representations._csr import CsrRows
 from budgetctx.representations._tfidf_core import FittedTfidf, TfidfCounter
 
 if TYPE_CHECKING:
@@ -128,26 +129,38 @@ class TfidfRepresentation(Component, name="tfidf"):
         return self
 
     def encode(self, texts: Sequence[str], *, query: str | None = None) -> Encoded:
-        from scipy import sparse
-
         n = len(texts)
+        # Without a query, a small document's rows are a CsrRows: the same CSR arrays and
+        # the same sums without importing scipy.sparse (issue 27: most of a cold select's
+        # imports); a query's cosines and the rare cases below use scipy's matrices.
+        small = query is None
         if n == 0:
+            from scipy import sparse
+
             return Encoded(sparse.csr_matrix((0, 0)), None)
         fitted: FittedTfidf | TfidfVectorizer
         try:
-            if self.vectorizer_ is not None:
+            if isinstance(self.vectorizer_, FittedTfidf):
+                fitted = self.vectorizer_
+                X = fitted.transform(list(texts), small=small)
+            elif self.vectorizer_ is not None:
                 fitted = self.vectorizer_
                 X = fitted.transform(list(texts))
             else:
-                fitted, X = self._counter().fit_transform(list(texts))
+                fitted, X = self._counter().fit_transform(list(texts), small=small)
         except ValueError:
+            from scipy import sparse
+
             # Only stop words / no word characters: every unit is equally (un)informative.
             ones = sparse.csr_matrix(np.ones((n, 1)))
             q = sparse.csr_matrix(np.zeros((1, 1))) if query is not None else None
             return Encoded(ones, q)
         q_vec = fitted.transform([query]) if query is not None else None
-        if type(X) is not sparse.csr_matrix:  # ours is one already: no second format check
-            X = sparse.csr_matrix(X)
+        if not isinstance(X, CsrRows):
+            from scipy import sparse
+
+            if type(X) is not sparse.csr_matrix:  # ours is one already: no second check
+                X = sparse.csr_matrix(X)
         return Encoded(X, q_vec, self._semantic(texts, query))
 
     def _semantic(self, texts: Sequence[str], query: str | None) -> Any:

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from budgetctx.representations._csr import SMALL_ROWS, CsrRows
+
 __all__ = ["ENGLISH_STOP_WORDS", "FittedTfidf", "TfidfCounter"]
 
 # scikit-learn's list (sklearn/feature_extraction/_stop_words.py, from the Glasgow Information
@@ -137,11 +139,18 @@ def _row_sums_in_order(values: Any, ptr: Any, lengths: Any) -> Any:
 
 
 def _weigh(
-    indices: Any, values: Any, indptr: Any, n_features: int, idf: Any, *, sublinear_tf: bool
+    indices: Any,
+    values: Any,
+    indptr: Any,
+    n_features: int,
+    idf: Any,
+    *,
+    sublinear_tf: bool,
+    small: bool = False,
 ) -> Any:
-    """TF-IDF with L2 rows from raw counts, with scikit-learn's operations in its order."""
-    from scipy import sparse
-
+    """TF-IDF with L2 rows from raw counts, with scikit-learn's operations in its order; with
+    ``small``, up to :data:`~budgetctx.representations._csr.SMALL_ROWS` rows come as a
+    :class:`~budgetctx.representations._csr.CsrRows` (the same arrays, without scipy)."""
     data = np.asarray(values, dtype=np.float64)
     idx = np.asarray(indices, dtype=np.int32)
     ptr = np.asarray(indptr, dtype=np.int32)
@@ -156,6 +165,10 @@ def _weigh(
     np.sqrt(norms, out=norms)
     norms[norms == 0.0] = 1.0
     data /= np.repeat(norms, lengths)
+    if small and len(lengths) <= SMALL_ROWS:
+        return CsrRows(data, idx, ptr, (len(lengths), n_features))
+    from scipy import sparse
+
     return sparse.csr_matrix((data, idx, ptr), shape=(len(lengths), n_features))
 
 
@@ -234,8 +247,11 @@ class TfidfCounter:
         """Vocabulary and IDF of ``texts``; ValueError if no term survives (as scikit-learn)."""
         return self.fit_transform(texts)[0]
 
-    def fit_transform(self, texts: Sequence[str]) -> tuple[FittedTfidf, Any]:
-        """The fitted model and the TF-IDF rows of ``texts`` (a CSR matrix)."""
+    def fit_transform(
+        self, texts: Sequence[str], *, small: bool = False
+    ) -> tuple[FittedTfidf, Any]:
+        """The fitted model and the TF-IDF rows of ``texts`` (a CSR matrix; with ``small``, a
+        :class:`~budgetctx.representations._csr.CsrRows` for a few rows)."""
         first_seen, indices, values, indptr = self._count(texts)
         if not first_seen:
             raise ValueError(_EMPTY)
@@ -252,7 +268,9 @@ class TfidfCounter:
         np.log(idf, out=idf)
         idf += 1.0
         fitted = FittedTfidf(counter=self, features=features, idf=idf)
-        X = _weigh(cols, values, indptr, len(features), idf, sublinear_tf=self.sublinear_tf)
+        X = _weigh(
+            cols, values, indptr, len(features), idf, sublinear_tf=self.sublinear_tf, small=small
+        )
         return fitted, X
 
 
@@ -277,8 +295,9 @@ class FittedTfidf:
         vocabulary = dict(zip(features, range(len(features)), strict=True))
         object.__setattr__(self, "vocabulary", vocabulary)
 
-    def transform(self, texts: Sequence[str]) -> Any:
-        """The TF-IDF rows of ``texts`` (a CSR matrix with one column per feature)."""
+    def transform(self, texts: Sequence[str], *, small: bool = False) -> Any:
+        """The TF-IDF rows of ``texts`` (a CSR matrix with one column per feature; with
+        ``small``, a :class:`~budgetctx.representations._csr.CsrRows` for a few rows)."""
         indices, values, indptr = _counts(self.counter.analyzer(), texts, self.vocabulary)
         return _weigh(
             indices,
@@ -287,4 +306,5 @@ class FittedTfidf:
             len(self.features),
             self.idf,
             sublinear_tf=self.counter.sublinear_tf,
+            small=small,
         )

@@ -15,7 +15,6 @@ document.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from numpy.typing import NDArray
 
 from budgetctx._errors import InvalidParameterError
 from budgetctx.representations import UnitFeatures
+from budgetctx.representations._csr import is_sparse
 
 __all__ = ["TERM_WEIGHTS", "context_divergence", "context_divergences", "term_mass"]
 
@@ -33,8 +33,8 @@ TERM_WEIGHTS = ("mass", "presence")
 
 
 def _issparse(x: Any) -> bool:
-    mod = sys.modules.get("scipy.sparse")
-    return mod is not None and bool(mod.issparse(x))
+    # scipy.sparse's matrices, or a small document's CsrRows (the same CSR arrays)
+    return is_sparse(x)
 
 
 def term_mass(X: Any) -> Any:

@@ -14,6 +14,12 @@ is returned is always the bundled file's decoding. Files are created 0600 in a 0
 name and renamed, so two processes filling it at once never see half a file. A cache folder that
 cannot be written is not an error: the ranks are decoded as before.
 
+Writing a file for one bundled rank file removes the files of the same encoding decoded from
+any other (an older bpe-openai's), so an upgrade leaves nothing behind: only files named and
+headed as ours, and a file that cannot be removed is left (on Windows, one another process
+still has open; on POSIX a reader keeps its open file). Two installs with different bundled
+files sharing one cache folder then take turns rewriting it, which only costs the decoding.
+
 ``BUDGETCTX_CACHE_DIR`` moves the folder; ``BUDGETCTX_NO_CACHE=1`` turns the cache off.
 
 >>> import tempfile, os
@@ -46,6 +52,9 @@ _HEADER = len(_MAGIC) + 32 + 8
 #: A file of byte lengths only (what bpe-openai's encoder needs, see :func:`load_lengths`): the
 #: same header with this magic, then the lengths.
 _LENGTHS_MAGIC = b"budgetctx-lens\x00\x00\x01"
+#: What every file of ours starts with, of this layout or an older one, by suffix: what
+#: :func:`_remove_stale` checks before removing a file.
+_FAMILIES = {".bin": b"budgetctx-ranks\x00", ".lengths": b"budgetctx-lens\x00"}
 
 
 def cache_folder() -> Path | None:
@@ -157,7 +166,8 @@ def store_lengths(
         return
     payload = np.asarray(lengths, dtype="<u4").tobytes()
     header = _LENGTHS_MAGIC + hashlib.sha256(payload).digest() + len(lengths).to_bytes(8, "little")
-    _write(_path(name, source_sha256, folder, ".lengths"), header + payload)
+    if _write(_path(name, source_sha256, folder, ".lengths"), header + payload):
+        _remove_stale(name, source_sha256, folder)
 
 
 def store(
@@ -171,12 +181,46 @@ def store(
     payload = np.fromiter(map(len, tokens), dtype="<u4", count=len(tokens)).tobytes()
     payload += b"".join(tokens)
     header = _MAGIC + hashlib.sha256(payload).digest() + len(tokens).to_bytes(8, "little")
-    _write(_path(name, source_sha256, folder), header + payload)
+    if _write(_path(name, source_sha256, folder), header + payload):
+        _remove_stale(name, source_sha256, folder)
 
 
-def _write(target: Path, data: bytes) -> None:
+def _remove_stale(name: str, source_sha256: str, folder: str | Path) -> None:
+    """Remove the cache files of ``name`` (tokens and lengths) decoded from a bundled file other
+    than ``source_sha256``'s: files named ``{name}-{32 hex digits}{suffix}`` that start with
+    our header. Nothing is raised: a file that cannot be read or removed is left."""
+    keep = source_sha256[:32]
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        stem, dot, suffix = entry.name.rpartition(".")
+        family = _FAMILIES.get(dot + suffix)
+        source = stem[len(name) + 1 :]
+        if (
+            family is None
+            or not stem.startswith(f"{name}-")
+            or len(source) != 32
+            or source == keep
+            or source.strip("0123456789abcdef")
+        ):
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            path = Path(entry.path)
+            with path.open("rb") as fh:
+                if fh.read(len(family)) != family:
+                    continue  # not a file of ours
+            path.unlink()
+        except OSError:
+            continue
+
+
+def _write(target: Path, data: bytes) -> bool:
     """``data`` to ``target`` through a temporary name (never half a file), 0600 in a 0700
-    folder; an OSError (a folder that cannot be written) is ignored."""
+    folder; an OSError (a folder that cannot be written) is ignored: False."""
     import tempfile  # only a first run writes: a filled cache never needs it (issue 27)
 
     try:
@@ -191,4 +235,5 @@ def _write(target: Path, data: bytes) -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError:
-        return
+        return False
+    return True

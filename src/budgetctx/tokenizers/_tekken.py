@@ -37,9 +37,9 @@ from budgetctx._core.validation import Constraint, NoneOr, Predicate, validate
 from budgetctx._errors import TokenizerError
 from budgetctx.tokenizers._native import is_native_failure, native_failure
 from budgetctx.tokenizers._tiktoken import truncate_ids
+from budgetctx.tokenizers._whitespace import encode_long_runs
 
 if TYPE_CHECKING:
-    import regex
     import tiktoken
 
 __all__ = ["TEKKEN_MODELS", "TekkenTokenizer"]
@@ -101,14 +101,13 @@ def _from_json(path: Path) -> tuple[str, int, dict[bytes, int]]:
 
 
 @functools.cache
-def _encoding(path: str | None) -> tuple[tiktoken.Encoding, regex.Pattern[str], int]:
-    import regex  # imported on first use (with tiktoken, ~30 ms of every cold start)
-    import tiktoken
+def _encoding(path: str | None) -> tuple[tiktoken.Encoding, int]:
+    import tiktoken  # imported on first use (~30 ms of every cold start)
 
     pattern, special, ranks = _bundled() if path is None else _from_json(Path(path))
     name = "tekken" if path is None else f"tekken:{path}"
     enc = tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
-    return enc, regex.compile(pattern), special
+    return enc, special
 
 
 def _is_file(value: Any) -> bool:
@@ -116,7 +115,8 @@ def _is_file(value: Any) -> bool:
 
 
 # As for tiktoken's encodings (budgetctx.tokenizers._tiktoken): a whitespace run this long
-# overflows the Rust regex's backtracking stack, so such a text is split by ``regex`` first.
+# overflows the Rust regex's backtracking stack, so the stretches of such a run that would
+# reach it go to the BPE on their own (see budgetctx.tokenizers._whitespace).
 _LONG_WHITESPACE = 65_536
 _LONG_RUN = re.compile(rf"\s{{{_LONG_WHITESPACE}}}")
 
@@ -143,7 +143,7 @@ class TekkenTokenizer:
     def __init__(self, path: str | PathLike[str] | None = None) -> None:
         validate(type(self).__name__, self._constraints, {"path": path})
         self._path = None if path is None else str(Path(path).expanduser())
-        self._enc, self._pieces, self._special = _encoding(self._path)
+        self._enc, self._special = _encoding(self._path)
 
     @property
     def name(self) -> str:
@@ -163,8 +163,7 @@ class TekkenTokenizer:
         try:
             if len(text) < _LONG_WHITESPACE or _LONG_RUN.search(text) is None:
                 return self._enc.encode_ordinary(text)
-            piece = self._enc._encode_single_piece
-            return [i for p in self._pieces.findall(text) for i in piece(p)]
+            return encode_long_runs(self._enc, text, _LONG_WHITESPACE)
         except BaseException as exc:
             if not is_native_failure(exc):
                 raise

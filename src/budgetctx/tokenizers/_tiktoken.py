@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 import budgetctx.tokenizers._bpe_fast as _bpe_fast
 import budgetctx.tokenizers._rank_cache as _rank_cache
+import budgetctx.tokenizers._whitespace as _whitespace
 from budgetctx._core.validation import Constraint, OneOf, validate
 from budgetctx._errors import TokenizerError
 from budgetctx.tokenizers._native import is_native_failure, native_failure
@@ -196,11 +197,10 @@ def _encoding(name: str) -> tiktoken.Encoding:
 
 
 # tiktoken's regex engine (fancy-regex, needed for the lookahead in ``\s+(?!\S)``) overflows
-# its backtracking stack on a whitespace run of about a million characters and panics. A text
-# with a run this long is split into the encoding's own pieces by the ``regex`` module (the
-# engine of tiktoken's reference implementation, with no such limit) and each piece goes to
-# the BPE alone, which is what encode_ordinary does after its regex: the ids are the same,
-# and no regex of tiktoken's ever sees the run. Python's ``\s`` is a superset of Rust's, so
+# its backtracking stack on a whitespace run of about a million characters and panics. In a
+# text with a run this long, the stretches that would meet that lookahead go to the BPE as
+# pieces of their own and the rest to tiktoken (see _whitespace): the ids are tiktoken's, and
+# no regex of tiktoken's ever sees such a stretch. Python's ``\s`` is a superset of Rust's, so
 # every run that could panic is caught; a short text skips the search.
 _LONG_WHITESPACE = 65_536
 _LONG_RUN = re.compile(rf"\s{{{_LONG_WHITESPACE}}}")
@@ -240,8 +240,7 @@ def encode_ordinary(enc: tiktoken.Encoding, text: str) -> list[int]:
     try:
         if not _long_run(text):
             return enc.encode_ordinary(text)
-        encode_piece = enc._encode_single_piece
-        return [i for piece in _pieces(enc.name).findall(text) for i in encode_piece(piece)]
+        return _whitespace.encode_long_runs(enc, text, _LONG_WHITESPACE)
     except BaseException as exc:
         if not is_native_failure(exc):
             raise
