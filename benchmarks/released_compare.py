@@ -1,10 +1,21 @@
 """budgetctx's selectors against the paper's released ones, paired on the same documents (issue 21).
 
 The released code (https://github.com/stone-technologies/ACL_budget_paper: ``rcd.py``'s RCD,
-``sim_mimic_budget.py``'s Lead, MMR and facility location, TF-IDF, "honest" mode: the document
-itself is the query) is *not* part of budgetctx: pass a checkout of it with ``--released``.
-Nothing here downloads it. It counts words, so each released selector is run twice per
-document and budget B (o200k tokens):
+``sim_mimic_budget.py``'s Lead, MMR and facility location, and, when the checkout has it,
+``full_budgeter.py``'s shuffled control and its hierarchical, sliding-window and graph units;
+TF-IDF, "honest" mode: the document itself is the query) is *not* part of budgetctx: pass a
+checkout of it with ``--released``. Nothing here downloads it.
+
+The released code has no hierarchical, sliding or graph-cluster *selector*: those names are
+unitizations in ``full_budgeter.run_pipeline``, run with a selector that defaults to MMR. So
+budgetctx's ``hierarchical``, ``sliding`` and ``graphcluster`` are paired with
+``run_pipeline(unitization=..., selector=--pipeline-selector)`` (section-parsed sentences,
+density-sized overlapping word windows, connected components of a TF-IDF + proximity graph),
+and ``shuffled`` with ``run_pipeline(selector="shuffled")`` (Lead over a seeded shuffle of its
+sentences, seed 42 for every document so that the word-budget bisection sees one order).
+
+It counts words, so each released selector is run twice per document and budget B (o200k
+tokens):
 
 - ``ratio``: a word budget of B times the document's own words-per-token ratio, the
   conversion behind the released figures quoted in issues 15 and 21;
@@ -29,6 +40,7 @@ import importlib
 import json
 import sys
 import time
+import types
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
@@ -43,13 +55,115 @@ from budgetctx.eval.datasets import load_dataset
 from budgetctx.eval.metrics import Rouge, paired_bootstrap
 from budgetctx.selectors import parse_selector_spec
 
-# our selector -> the released counterpart (issue 15's pairs, and Lead)
-COUNTERPARTS = {"lead": "lead", "mmr": "mmr", "facility": "facility", "rcd": "rcd"}
+# our selector -> the released counterpart (issue 15's pairs, Lead, and full_budgeter.py's
+# shuffled control and its three unitizations under run_pipeline's selector)
+COUNTERPARTS = {
+    "lead": "lead",
+    "mmr": "mmr",
+    "facility": "facility",
+    "rcd": "rcd",
+    "shuffled": "shuffled",
+    "hierarchical": "hierarchical",
+    "sliding": "sliding",
+    "graphcluster": "graph",
+}
+#: counterparts that need ``full_budgeter.py`` in the checkout
+PIPELINES = ("shuffled", "hierarchical", "sliding", "graph")
+#: ``SELECTOR@UNITIZER`` runs our selector over our unitizer; its counterpart is the released
+#: pipeline over the matching released units (the same selector: ``--pipeline-selector``)
+UNIT_COUNTERPARTS = {"section": "hierarchical", "window": "sliding", "cluster": "graph"}
 MODES = ("ratio", "fit")
+#: budgetctx's selectors with no released counterpart (``auto`` chooses among the others)
+UNPAIRED = ("least_divergence",)
+
+#: ``f(dataset, document, word_budget) -> context``; the dataset only picks the released
+#: section parser (its hierarchical units know Cochrane's headings and MIMIC's)
+Released = Callable[[str, str, int], str]
 
 
-def released_selectors(root: Path) -> dict[str, Callable[[str, int], str]]:
-    """The released selectors as ``f(document, word_budget) -> context``, honest mode."""
+def split_spec(spec: str) -> tuple[str, str]:
+    """``"mmr:lambda_=0.5@window"`` -> (``"mmr:lambda_=0.5"``, ``"window"``); sentence by default.
+
+    >>> split_spec("mmr@window"), split_spec("rcd:salience=null")
+    (('mmr', 'window'), ('rcd:salience=null', 'sentence'))
+    """
+    selector, _, unitizer = spec.partition("@")
+    return selector, unitizer or "sentence"
+
+
+def counterpart(spec: str, pipeline_selector: str = "mmr") -> str:
+    """The released selector paired with one of ours (a key of :func:`released_selectors`).
+
+    >>> counterpart("graphcluster"), counterpart("mmr@window"), counterpart("rcd:salience=null")
+    ('graph', 'sliding', 'rcd')
+    """
+    selector, unitizer = split_spec(spec)
+    name = selector.split(":")[0]
+    if unitizer == "sentence":
+        if name not in COUNTERPARTS:
+            raise ValueError(
+                f"{spec!r} has no released counterpart; use one of {sorted(COUNTERPARTS)}"
+            )
+        return COUNTERPARTS[name]
+    if unitizer not in UNIT_COUNTERPARTS or name != pipeline_selector:
+        raise ValueError(
+            f"{spec!r} has no released counterpart: the released pipelines run "
+            f"{pipeline_selector!r} (--pipeline-selector) over {sorted(UNIT_COUNTERPARTS)} units"
+        )
+    return UNIT_COUNTERPARTS[unitizer]
+
+
+def section_style(dataset: str) -> str:
+    """The released section parser for a dataset: Cochrane's headings, else MIMIC's rules.
+
+    >>> section_style("cochrane"), section_style("leval:news_summ")
+    ('cochrane', 'mimic')
+    """
+    return "cochrane" if dataset.split(":")[0] == "cochrane" else "mimic"
+
+
+def pipeline_selectors(root: Path, selector: str = "mmr") -> dict[str, Released]:
+    """``full_budgeter.py``'s shuffled control and unitizations, or {} if the checkout lacks it.
+
+    ``sentence_transformers`` is imported at its top but used only for BERT embeddings; where it
+    is not installed an empty stand-in lets the TF-IDF paths import (they never touch it).
+    """
+    if not (root / "full_budgeter.py").is_file():
+        return {}
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    try:
+        importlib.import_module("sentence_transformers")
+    except ImportError:
+        stub = types.ModuleType("sentence_transformers")
+        stub.SentenceTransformer = None  # type: ignore[attr-defined]
+        sys.modules["sentence_transformers"] = stub
+    fb = importlib.import_module("full_budgeter")
+
+    def pipe(unitization: str, sel: str) -> Released:
+        def f(dataset: str, doc: str, words: int) -> str:
+            return str(
+                fb.run_pipeline(
+                    doc,
+                    doc,
+                    words,
+                    unitization=unitization,
+                    selector=sel,
+                    dataset=section_style(dataset),
+                    use_bert=False,
+                    seed=42,
+                )
+            )
+
+        return f
+
+    out = {"shuffled": pipe("sentence", "shuffled")}
+    out.update({u: pipe(u, selector) for u in ("hierarchical", "sliding", "graph")})
+    return out
+
+
+def released_selectors(root: Path, pipeline_selector: str = "mmr") -> dict[str, Released]:
+    """The released selectors as ``f(dataset, document, word_budget) -> context``, honest mode."""
     sys.path.insert(0, str(root))
     sim = importlib.import_module("sim_mimic_budget")
     rcd = importlib.import_module("rcd")
@@ -72,16 +186,17 @@ def released_selectors(root: Path) -> dict[str, Callable[[str, int], str]]:
         return " ".join(units[i] for i in rcd.rcd_select(list(units), doc, words, cfg, embedder))
 
     return {
-        "lead": lambda doc, words: str(sim.lead_selector(sim.split_sentences(doc), words)),
-        "mmr": lambda doc, words: str(
+        "lead": lambda _, doc, words: str(sim.lead_selector(sim.split_sentences(doc), words)),
+        "mmr": lambda _, doc, words: str(
             sim.mmr_selector_tfidf(sim.split_sentences(doc), words, doc, 0.5, True)
         ),
-        "facility": lambda doc, words: str(
+        "facility": lambda _, doc, words: str(
             sim.facility_location_selector(
                 sim.split_sentences(doc), words, doc, 1.0, 0.8, 0.15, 0.03
             )
         ),
-        "rcd": run_rcd,
+        "rcd": lambda _, doc, words: run_rcd(doc, words),
+        **pipeline_selectors(root, pipeline_selector),
     }
 
 
@@ -101,7 +216,7 @@ def fit_words(run: Callable[[int], str], count: Callable[[str], int], budget: in
 
 def examples(dataset: str, split: str, data_dir: str) -> list[Any]:
     out = load_dataset(dataset, split=split, data_dir=data_dir)
-    if len({e.document for e in out}) < len(out):  # L-Eval: each document once, no query
+    if dataset.split(":")[0] == "leval":  # each document once, first summary, no query
         firsts = {e.document: e for e in reversed(out)}
         out = [replace(e, query=None) for e in out if firsts[e.document] is e]
     return out
@@ -109,8 +224,11 @@ def examples(dataset: str, split: str, data_dir: str) -> list[Any]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     rouge = Rouge(use_stemmer=True)
-    theirs = released_selectors(Path(args.released))
+    theirs = released_selectors(Path(args.released), args.pipeline_selector)
+    specs = args.selectors
+    pairs = {spec: counterpart(spec, args.pipeline_selector) for spec in specs}
     rows: list[dict[str, Any]] = []
+    result = {"selectors": specs, "pairs": pairs, "budgets": args.budgets, "rows": rows}
 
     def score(text: str, reference: str) -> float:
         return float(rouge.score(text, reference).to_dict()["rouge1"]["f"])
@@ -124,31 +242,48 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for ex in exs:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", BudgetCtxWarning)
-                    doc = prepare(ex.document, query=ex.query)
+                    docs = {
+                        u: prepare(ex.document, query=ex.query, unitizer=u)
+                        for u in dict.fromkeys(["sentence", *(split_spec(s)[1] for s in specs)])
+                    }
+                doc = docs["sentence"]
                 count = doc.tokenizer.count
                 words = len(ex.document.split())
                 for b in args.budgets:
                     row: dict[str, Any] = {"dataset": ds, "split": split, "id": ex.id, "budget": b}
-                    for spec in args.selectors:
-                        name, options = parse_selector_spec(spec)
-                        ctx = doc.select(b, selector=name, selector_options=options)
+                    for spec in specs:
+                        selector, unitizer = split_spec(spec)
+                        name, options = parse_selector_spec(selector)
+                        ctx = docs[unitizer].select(b, selector=name, selector_options=options)
                         row[f"ours:{spec}"] = score(ctx.text, ex.reference)
                         row[f"ours:{spec}:tokens"] = ctx.tokens_used
-                    for name in sorted({COUNTERPARTS[s.split(":")[0]] for s in args.selectors}):
+                        if args.keep_text:
+                            row[f"ours:{spec}:text"] = ctx.text
+                    for name in sorted(set(pairs.values())):
                         f = theirs[name]
+                        at = functools.partial(f, ds, ex.document)
                         by_mode = {
-                            "ratio": f(ex.document, round(b * words / doc.document_tokens)),
-                            "fit": fit_words(functools.partial(f, ex.document), count, b, words),
+                            "ratio": at(round(b * words / doc.document_tokens)),
+                            "fit": fit_words(at, count, b, words),
                         }
                         for mode, text in by_mode.items():
                             row[f"released:{name}:{mode}"] = score(text, ex.reference)
                             row[f"released:{name}:{mode}:tokens"] = count(text)
+                            if args.keep_text:
+                                row[f"released:{name}:{mode}:text"] = text
                     rows.append(row)
             print(
                 f"{ds} {split}: {len(exs)} documents, {time.perf_counter() - t0:.0f} s",
                 file=sys.stderr,
             )
-    return {"selectors": args.selectors, "budgets": args.budgets, "rows": rows}
+            if args.out:  # what is done so far survives a run stopped part-way
+                args.out.write_text(json.dumps(result))
+    return result
+
+
+def pairs(result: dict[str, Any]) -> dict[str, str]:
+    """Each selector's counterpart in a saved result (older results saved none: sentence pairs)."""
+    return result.get("pairs") or {s: counterpart(s) for s in result["selectors"]}
 
 
 def table(result: dict[str, Any]) -> None:
@@ -165,7 +300,7 @@ def table(result: dict[str, Any]) -> None:
             for spec in result["selectors"]:
                 ours = np.array([r[f"ours:{spec}"] for r in cell])
                 ours_tok = np.mean([r[f"ours:{spec}:tokens"] for r in cell])
-                name = COUNTERPARTS[spec.split(":")[0]]
+                name = pairs(result)[spec]
                 for mode in MODES:
                     rel = np.array([r[f"released:{name}:{mode}"] for r in cell])
                     rel_tok = np.mean([r[f"released:{name}:{mode}:tokens"] for r in cell])
@@ -175,6 +310,84 @@ def table(result: dict[str, Any]) -> None:
                         f"| {name} | {mode} | {rel.mean():.4f} ({rel_tok:.0f}) "
                         f"| {d.estimate:+.4f} [{d.low:+.4f}, {d.high:+.4f}] |"
                     )
+
+
+def family(dataset: str) -> str:
+    """The table's data column: the L-Eval tasks are pooled (``leval:news_summ`` -> ``leval``)."""
+    return dataset.split(":")[0]
+
+
+def equal_tokens(result: dict[str, Any], *, line: float = -0.005) -> list[dict[str, Any]]:
+    """Ours against the released counterpart at the fit budget (equal tokens), per data family,
+    split (and both splits pooled), budget and selector: means, mean tokens, the paired
+    bootstrap difference, and whether it is below ``line`` (the issue's bar)."""
+    rows = result["rows"]
+    out: list[dict[str, Any]] = []
+    splits = list(dict.fromkeys(r["split"] for r in rows))
+    groups = [(s,) for s in splits] + ([tuple(splits)] if len(splits) > 1 else [])
+    for fam in dict.fromkeys(family(r["dataset"]) for r in rows):
+        for group in groups:
+            for b in result["budgets"]:
+                cell = [
+                    r
+                    for r in rows
+                    if family(r["dataset"]) == fam and r["split"] in group and r["budget"] == b
+                ]
+                for spec in result["selectors"]:
+                    name = pairs(result)[spec]
+                    ours = np.array([r[f"ours:{spec}"] for r in cell])
+                    rel = np.array([r[f"released:{name}:fit"] for r in cell])
+                    d = paired_bootstrap(ours, rel, seed=0).difference
+                    out.append(
+                        {
+                            "data": fam,
+                            "split": "+".join(group),
+                            "budget": b,
+                            "n": len(cell),
+                            "selector": spec,
+                            "released": name,
+                            "ours": float(ours.mean()),
+                            "ours_tokens": float(np.mean([r[f"ours:{spec}:tokens"] for r in cell])),
+                            "theirs": float(rel.mean()),
+                            "theirs_tokens": float(
+                                np.mean([r[f"released:{name}:fit:tokens"] for r in cell])
+                            ),
+                            "difference": d.estimate,
+                            "low": d.low,
+                            "high": d.high,
+                            "below": bool(d.estimate < line),
+                        }
+                    )
+    return out
+
+
+def equal_tokens_table(result: dict[str, Any]) -> None:
+    """The equal-token table in markdown, one row per data family, budget and selector: both
+    sides' mean ROUGE-1 (mean tokens) over every split, then ours − released [95 %] per split
+    and pooled; a difference below the line is bold."""
+    cells = equal_tokens(result)
+    groups = list(dict.fromkeys(c["split"] for c in cells))
+    print(
+        "| data | B | ours | released | ours (tokens) | released, fit (tokens) | "
+        + " | ".join(f"{g} (n={next(c['n'] for c in cells if c['split'] == g)})" for g in groups)
+        + " |"
+    )
+    print("|:--|--:|:--|:--|--:|--:|" + ":--|" * len(groups))
+    by_key: dict[tuple[str, int, str], dict[str, dict[str, Any]]] = {}
+    for c in cells:
+        by_key.setdefault((c["data"], c["budget"], c["selector"]), {})[c["split"]] = c
+    for (data, b, spec), row in by_key.items():
+        a = row[groups[-1]]
+        diffs = []
+        for g in groups:
+            c = row[g]
+            d = f"{c['difference']:+.4f}"
+            diffs.append(f"{f'**{d}**' if c['below'] else d} [{c['low']:+.4f}, {c['high']:+.4f}]")
+        print(
+            f"| {data} | {b} | `{spec}` | {a['released']} "
+            f"| {a['ours']:.4f} ({a['ours_tokens']:.0f}) "
+            f"| {a['theirs']:.4f} ({a['theirs_tokens']:.0f}) | " + " | ".join(diffs) + " |"
+        )
 
 
 def main() -> None:
@@ -187,10 +400,22 @@ def main() -> None:
     ap.add_argument("--limit", type=int, help="documents per dataset and split (spread)")
     ap.add_argument("--data-dir", default=str(Path(__file__).parents[1] / "../shared/data"))
     ap.add_argument("--out", type=Path)
-    ap.add_argument("--load", type=Path, help="print the table of a saved result")
+    ap.add_argument("--load", type=Path, nargs="+", help="print the tables of saved results")
+    ap.add_argument(
+        "--pipeline-selector",
+        default="mmr",
+        choices=["lead", "mmr", "facility"],
+        help="the released selector over its hierarchical, sliding and graph units "
+        "(run_pipeline's default is mmr)",
+    )
+    ap.add_argument("--keep-text", action="store_true", help="save every context in --out")
     args = ap.parse_args()
-    if args.load:
-        table(json.loads(args.load.read_text()))
+    if args.load:  # several saved runs of the same selectors and budgets are read as one
+        loaded = [json.loads(path.read_text()) for path in args.load]
+        merged = {**loaded[0], "rows": [r for res in loaded for r in res["rows"]]}
+        table(merged)
+        print()
+        equal_tokens_table(merged)
         return
     if not args.released or not (Path(args.released) / "rcd.py").is_file():
         ap.error(
@@ -200,13 +425,23 @@ def main() -> None:
     if not Path(args.data_dir).is_dir():
         print(f"no shared data at {args.data_dir}: nothing to compare (pass --data-dir)")
         return
+    has_pipelines = (Path(args.released) / "full_budgeter.py").is_file()
     for spec in args.selectors:
-        if spec.split(":")[0] not in COUNTERPARTS:
-            ap.error(f"{spec!r} has no released counterpart; use one of {sorted(COUNTERPARTS)}")
+        try:
+            name = counterpart(spec, args.pipeline_selector)
+        except ValueError as exc:
+            ap.error(str(exc))
+        if name in PIPELINES and not has_pipelines:
+            ap.error(
+                f"{spec!r}'s counterpart is in the released full_budgeter.py, which "
+                f"{args.released} lacks; pass a checkout that has it or drop {spec!r}"
+            )
     result = run(args)
     if args.out:
         args.out.write_text(json.dumps(result))
     table(result)
+    print()
+    equal_tokens_table(result)
 
 
 if __name__ == "__main__":
