@@ -4,27 +4,18 @@ live in the benchmark, not here."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from budgetctx import get_tokenizer
 from budgetctx.data import sample_note
-
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_peers.py"
+from tests._benchmarks import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_peers", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_peers"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("bench_peers")
 
 
 def test_split_sentences_after_end_marks_only(bench: ModuleType) -> None:

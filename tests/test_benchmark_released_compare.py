@@ -4,9 +4,7 @@ unless ``BUDGETCTX_RELEASED_DIR`` names a checkout of it (with ``full_budgeter.p
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,18 +13,12 @@ import pytest
 
 from budgetctx import prepare
 from budgetctx.selectors import list_selectors
-
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "released_compare.py"
+from tests._benchmarks import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def rc() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("released_compare", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["released_compare"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("released_compare")
 
 
 def test_every_selector_has_a_counterpart_or_is_named_unpaired(rc: ModuleType) -> None:
