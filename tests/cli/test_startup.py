@@ -21,7 +21,8 @@ def _run(code: str) -> str:
 def test_imports_hold_the_collector_off_and_freeze_what_they_made() -> None:
     code = (
         "import gc\n"
-        "from budgetctx.cli._startup import imports\n"
+        "from budgetctx.cli._startup import console, imports\n"
+        "console()\n"
         "before = gc.get_freeze_count()\n"
         "with imports():\n"
         "    assert not gc.isenabled()\n"
@@ -52,3 +53,17 @@ def test_a_select_runs_with_the_collector_on_and_few_passes() -> None:
     # 73 passes before the imports were held off (a count, not a timing: it does not depend
     # on the machine's load, only on what is imported and allocated)
     assert enabled == "True" and int(passes) < 40
+
+
+def test_a_program_that_runs_the_app_in_its_own_process_keeps_its_collector() -> None:
+    # freezing is for the console script's process only: a test's CliRunner or an embedding
+    # program must not have its objects (uncollected garbage included) frozen by an import
+    code = (
+        "import gc\n"
+        "from typer.testing import CliRunner\n"
+        "from budgetctx.cli import app\n"
+        f"result = CliRunner().invoke(app, ['select', {NOTE!r}, '--budget', '64'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "print(gc.isenabled(), gc.get_freeze_count())"
+    )
+    assert _run(code) == "True 0"

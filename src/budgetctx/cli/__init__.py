@@ -7,13 +7,35 @@ Where a change belongs: the application, its error handling and the console scri
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from budgetctx.cli._blas import bound_blas_threads
-from budgetctx.cli._startup import imports
+from budgetctx.cli._startup import console, imports
 
 # Before anything below imports numpy: its BLAS starts its threads when it loads.
 bound_blas_threads()
 
-with imports():  # the command line's own modules and typer, without collector passes
-    from budgetctx.cli._app import app, main
+if TYPE_CHECKING:
+    from budgetctx.cli._app import app
 
 __all__ = ["app", "main"]
+
+
+def main() -> None:
+    """The console script: this process is the command line's, so its imports are frozen
+    once made (``_startup``)."""
+    console()
+    with imports():  # the command line's own modules and typer, without collector passes
+        from budgetctx.cli._app import main as run
+    run()
+
+
+def __getattr__(name: str) -> Any:
+    # ``app`` for programs that run the command line in their own process: imported as
+    # any module is, nothing frozen.
+    if name == "app":
+        with imports():
+            from budgetctx.cli._app import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from budgetctx.cli._app import main
+from budgetctx.cli import main
 
 main()
