@@ -241,3 +241,31 @@ def test_ascii_patterns_find_the_same_terms_in_ascii_text(text: str) -> None:
 
     for pattern in (*_EQUIVALENT.values(), *_EQUIVALENT):
         assert _ascii_findall(pattern)(text) == re.findall(pattern, text)
+
+
+# Word characters of several scripts, the pattern's joiners and separators, and marks/digits:
+# where anchored, greedy and possessive forms could disagree if any of them could.
+_TERM_TEXT = st.text(
+    alphabet=st.sampled_from(
+        [*"ab_Z09./-' \n\t,;:!?()\"", "é", "ß", "Σ", "ж", "٣", "中", "\u0301", "\u2019", "\u00a0"]
+    ),
+    max_size=80,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TERM_TEXT)
+def test_unanchored_possessive_patterns_find_the_same_terms(text: str) -> None:
+    """Each token pattern's stand-in (no word-boundary anchors, possessive quantifiers) finds
+    exactly the terms the scikit-learn pattern finds, in order, in any text; and so does its
+    ASCII compile in ASCII text."""
+    import re
+
+    from budgetctx.representations._tfidf_core import _EQUIVALENT, _ascii_findall
+
+    for anchored, plain in _EQUIVALENT.items():
+        assert re.findall(plain, text) == re.findall(anchored, text)
+        lowered = text.lower()
+        assert re.findall(plain, lowered) == re.findall(anchored, lowered)
+        if text.isascii():
+            assert _ascii_findall(plain)(text) == re.findall(anchored, text)

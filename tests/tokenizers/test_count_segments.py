@@ -141,3 +141,30 @@ def test_space_mask_is_str_isspace_for_every_code_point() -> None:
     assert got.dtype == np.bool_
     assert np.array_equal(got, expected)
     assert not np.array_equal(_space_mask(codes + np.uint32(1))[:-1], expected[:-1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(
+            [
+                *("a", " ", "\n", "\x7f", "\x80", "é", "\u07ff", "\u0800", "’", "中", "\uffff"),
+                *("\U00010000", "\U0001f600", "\U0010ffff"),
+            ]
+        ),
+        max_size=40,
+    )
+)
+def test_byte_offsets_are_each_characters_utf8_offset(text: str) -> None:
+    """``_byte_offsets(text)[i]`` is the UTF-8 length of ``text[:i]`` for every i up to the
+    end (None for ASCII, where the offsets are the characters'), whatever the widths mixed."""
+    import numpy as np
+
+    from budgetctx.tokenizers._tiktoken import _byte_offsets, _codes
+
+    got = _byte_offsets(text, _codes(text))
+    if text.isascii():
+        assert got is None
+        return
+    assert got is not None and got.dtype == np.int64
+    assert got.tolist() == [len(text[:i].encode("utf-8")) for i in range(len(text) + 1)]
