@@ -113,6 +113,10 @@ class FacilityLocation:
         # scratch for a dense column's max with cur: a gain is evaluated thousands of times
         # per selection on a long document, and allocating the n-vector each time cost ~2 us
         self._best = np.empty(features.n)
+        # a small dense kernel's coverage rows in float64 (the same values): max with cur
+        # then casts nothing (issue 27, sixth pass); None for other kernels
+        widened = getattr(self.kernel, "positive_f64", None)
+        self._rows64: FloatArray | None = widened() if widened is not None else None
 
     def initial_gains(self) -> FloatArray:
         sums = (
@@ -125,8 +129,12 @@ class FacilityLocation:
 
     def gain(self, e: int) -> float:
         # sum max(k - cur, 0) == sum max(k, cur) - sum cur: one temporary instead of three
-        rows, vals = self.kernel.coverage_column(e)
         w = self.w
+        if self._rows64 is not None:
+            best = np.maximum(self._rows64[e], self.cur, out=self._best)
+            delta = float((best.sum() if w is None else best @ w) - self.cur_sum)
+            return self.scale * max(delta, 0.0)
+        rows, vals = self.kernel.coverage_column(e)
         if rows is None:
             best = np.maximum(vals, self.cur, out=self._best)
             delta = float((best.sum() if w is None else best @ w) - self.cur_sum)
@@ -137,6 +145,10 @@ class FacilityLocation:
         return self.scale * max(delta, 0.0)
 
     def add(self, e: int) -> None:
+        if self._rows64 is not None:
+            np.maximum(self.cur, self._rows64[e], out=self.cur)
+            self.cur_sum = float(self.cur.sum() if self.w is None else self.cur @ self.w)
+            return
         rows, vals = self.kernel.coverage_column(e)
         if rows is None:
             np.maximum(self.cur, vals, out=self.cur)

@@ -123,6 +123,11 @@ class UnreadKernel(Kernel):
 #: Rows per block of :meth:`DenseKernel.weighted_coverage_sums`.
 _ROWS = 64
 
+#: Below this many units a dense kernel keeps a float64 copy of its coverage kernel for the
+#: greedy's gains (8 MB at most); at this size and above a deferred kernel hands out rows
+#: from X instead (:data:`ROWS_FROM_X`), and a copy would double a large kernel's memory.
+F64_UNITS = 1024
+
 
 class DenseKernel(Kernel):
     """A dense symmetric PSD kernel ``G``; coverage uses ``max(G, 0)``.
@@ -142,6 +147,7 @@ class DenseKernel(Kernel):
         self._cov_sums: FloatArray | None = None
         self._weighted: tuple[bytes, FloatArray] | None = None
         self._pos: NDArray[np.float32] | None = None
+        self._pos64: FloatArray | None = None
 
     @property
     def positive(self) -> NDArray[np.float32]:
@@ -156,6 +162,20 @@ class DenseKernel(Kernel):
     def _nonnegative(self) -> bool:
         """Whether no entry of ``G`` is negative or -0.0 (``max(G, 0)`` would change it)."""
         return not bool(np.signbit(self.G).any())
+
+    def positive_f64(self) -> FloatArray | None:
+        """:attr:`positive` widened to float64 (the same values: every float32 is a float64),
+        computed once, for a kernel of fewer than :data:`F64_UNITS` units; else None.
+
+        A facility-location gain takes the max of a coverage row with its float64 state and
+        sums it: from a float32 row numpy first casts it, which cost about as much as the max
+        itself at a few hundred units (issue 27, sixth pass).
+        """
+        if self.n >= F64_UNITS:
+            return None
+        if self._pos64 is None:
+            self._pos64 = self.positive.astype(np.float64)
+        return self._pos64
 
     def column(self, j: int) -> FloatArray:
         out: FloatArray = self.positive[j].astype(np.float64)
@@ -241,6 +261,7 @@ class DeferredDenseKernel(DenseKernel):
         self._cov_sums = None
         self._weighted = None
         self._pos = None
+        self._pos64 = None
         self._rows: dict[int, NDArray[np.float32]] = {}
 
     def positive_row(self, j: int) -> NDArray[np.float32]:
