@@ -208,3 +208,36 @@ def test_weighted_coverage_sums_blocks_give_the_bits_of_larger_blocks() -> None:
         big = np.concatenate([pos[b : b + 512].astype(np.float64) @ w for b in range(0, n, 512)])
         assert np.array_equal(kernel.weighted_coverage_sums(w), big)
         assert kernel.weighted_coverage_sums(w) == pytest.approx(pos.astype(np.float64) @ w)
+
+
+@pytest.mark.parametrize("n", [1, 7, 64, 300])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_float64_coverage_rows_give_the_float32_rows_bits(n: int, weighted: bool) -> None:
+    """A small dense kernel's float64 coverage rows (issue 27, sixth pass) give every gain and
+    state of facility location bit for bit what the float32 rows give, along a greedy run."""
+    rng = np.random.default_rng(n)
+    X = rng.random((n, 6)).astype(np.float32) * (rng.random((n, 6)) < 0.5)
+    features = UnitFeatures(np.ones(n), DenseKernel(X @ X.T), "centroid")
+    w = rng.random(n) if weighted else None
+    fast = FacilityLocation(features, scale=0.7, weights=w)
+    slow = FacilityLocation(features, scale=0.7, weights=w)
+    assert fast._rows64 is not None
+    slow._rows64 = None  # the float32 path, as before
+    left = list(range(n))
+    while left:
+        gains = [fast.gain(e) for e in left]
+        assert gains == [slow.gain(e) for e in left]
+        e = left.pop(int(np.argmax(gains)))
+        fast.add(e)
+        slow.add(e)
+        assert fast.cur.tobytes() == slow.cur.tobytes() and fast.cur_sum == slow.cur_sum
+
+
+def test_large_dense_kernels_keep_no_float64_copy() -> None:
+    from budgetctx.representations._features import F64_UNITS
+
+    small = DenseKernel(np.eye(3))
+    widened = small.positive_f64()
+    assert widened is not None and widened.dtype == np.float64
+    assert small.positive_f64() is widened  # computed once
+    assert DenseKernel(np.zeros((F64_UNITS, F64_UNITS), dtype=np.float32)).positive_f64() is None
