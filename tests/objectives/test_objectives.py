@@ -241,3 +241,13 @@ def test_large_dense_kernels_keep_no_float64_copy() -> None:
     assert widened is not None and widened.dtype == np.float64
     assert small.positive_f64() is widened  # computed once
     assert DenseKernel(np.zeros((F64_UNITS, F64_UNITS), dtype=np.float32)).positive_f64() is None
+
+
+def test_vector_dot_is_matmuls_bits() -> None:
+    """Facility location's gains use ``a.dot(w)`` where they used ``a @ w``: numpy computes
+    both with the same BLAS dot of two float64 vectors, so not a bit moves."""
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 3, 76, 513, 4095):
+        for scale in (1e-8, 1.0, 1e8):
+            a, w = rng.random(n) * scale, rng.random(n)
+            assert float(a.dot(w)) == float(a @ w)

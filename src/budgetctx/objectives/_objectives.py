@@ -131,13 +131,15 @@ class FacilityLocation:
         # sum max(k - cur, 0) == sum max(k, cur) - sum cur: one temporary instead of three
         w = self.w
         if self._rows64 is not None:
+            # ndarray.dot, not @: the same BLAS ddot of two vectors (the same bits) without
+            # matmul's generalized-ufunc dispatch, about 1 us of a 2-3 us gain
             best = np.maximum(self._rows64[e], self.cur, out=self._best)
-            delta = float((best.sum() if w is None else best @ w) - self.cur_sum)
+            delta = float((best.sum() if w is None else best.dot(w)) - self.cur_sum)
             return self.scale * max(delta, 0.0)
         rows, vals = self.kernel.coverage_column(e)
         if rows is None:
             best = np.maximum(vals, self.cur, out=self._best)
-            delta = float((best.sum() if w is None else best @ w) - self.cur_sum)
+            delta = float((best.sum() if w is None else best.dot(w)) - self.cur_sum)
         else:
             cur = self.cur[rows]
             best = np.maximum(vals, cur)
@@ -147,14 +149,14 @@ class FacilityLocation:
     def add(self, e: int) -> None:
         if self._rows64 is not None:
             np.maximum(self.cur, self._rows64[e], out=self.cur)
-            self.cur_sum = float(self.cur.sum() if self.w is None else self.cur @ self.w)
+            self.cur_sum = float(self.cur.sum() if self.w is None else self.cur.dot(self.w))
             return
         rows, vals = self.kernel.coverage_column(e)
         if rows is None:
             np.maximum(self.cur, vals, out=self.cur)
         else:
             self.cur[rows] = np.maximum(self.cur[rows], vals)
-        self.cur_sum = float(self.cur.sum() if self.w is None else self.cur @ self.w)
+        self.cur_sum = float(self.cur.sum() if self.w is None else self.cur.dot(self.w))
 
     def evaluate(self, S: Sequence[int]) -> float:
         best = np.zeros(len(self.cur))
