@@ -391,3 +391,27 @@ def test_blingfire_gets_the_chunks_buffer_size_and_more_if_it_asks(
     assert _segment._piece_spans(chunk) == expected == [(0, 22), (23, 36), (37, 53)]
     assert sizes[0] == 2 * len(chunk.encode()) + 1
     assert sizes[1] >= 1 << 16
+
+
+def test_title_and_boundary_prefilters_find_what_the_regexes_find() -> None:
+    """The substring tests before ``_TITLE_AT`` and the ASCII form of ``_MAYBE_BOUNDARY``
+    (issue 27, sixth pass) find exactly what the regexes find on their own, on random text
+    built from titles, near-titles, terminators, closers and every kind of blank."""
+    import random
+
+    from budgetctx.unitizers import _segment
+
+    pieces = [
+        *("Dr.", "Mr.", "Mrs.", "Ms.", "Prof.", "Drs.", "Mr", "Dr", "Prof", "Ms"),
+        *(".", "!", "?", '"', "'", ")", "]", "\u2019", "\u201d", "\u2026", "\u3002", "\uff01"),
+        *(" ", "\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\u00a0", "\u2028"),
+        *("Lee", "word", "a", "1", "\u4e2d"),
+    ]
+    rng = random.Random(27)
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        want = [m.start() for m in _segment._TITLE_AT.finditer(text)]
+        assert _segment._title_positions(text) == want
+        if text.isascii():
+            ascii_spans = [m.span() for m in _segment._MAYBE_BOUNDARY_ASCII.finditer(text)]
+            assert ascii_spans == [m.span() for m in _segment._MAYBE_BOUNDARY.finditer(text)]
