@@ -25,7 +25,7 @@ from budgetctx._core.component import Component
 from budgetctx._core.validation import Constraint, Interval
 from budgetctx.unitizers._base import (
     Segmentation,
-    Unit,
+    _unit,
     base_groups,
     units_from_groups,
 )
@@ -311,7 +311,7 @@ def with_speakers(
         return seg
     starts = [line.start for line in lines]
     units = tuple(
-        Unit(
+        _unit(
             u.id,
             u.segments,
             u.spans,
