@@ -415,3 +415,26 @@ def test_title_and_boundary_prefilters_find_what_the_regexes_find() -> None:
         if text.isascii():
             ascii_spans = [m.span() for m in _segment._MAYBE_BOUNDARY_ASCII.finditer(text)]
             assert ascii_spans == [m.span() for m in _segment._MAYBE_BOUNDARY.finditer(text)]
+
+
+def test_fast_segments_are_the_dataclass_segments() -> None:
+    """``_segment`` sets the slots without ``Segment.__init__`` (issue 27, sixth pass): the
+    same objects while that __init__ only sets them."""
+    import dataclasses
+    import pickle
+
+    from budgetctx.unitizers._segment import _segment
+
+    assert not hasattr(Segment, "__post_init__")
+    assert [f.name for f in dataclasses.fields(Segment)] == [
+        *("start", "end", "text", "kind", "heading")
+    ]
+    for args in [
+        (0, 3, "abc", "sentence", None),
+        (5, 9, "PLAN", "header", "PLAN"),
+        (1, 1, "", "item", ""),
+    ]:
+        fast, slow = _segment(*args), Segment(*args)
+        assert type(fast) is Segment and dataclasses.astuple(fast) == dataclasses.astuple(slow)
+        assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+        assert pickle.loads(pickle.dumps(fast)) == slow
