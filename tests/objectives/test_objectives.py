@@ -251,3 +251,15 @@ def test_vector_dot_is_matmuls_bits() -> None:
         for scale in (1e-8, 1.0, 1e8):
             a, w = rng.random(n) * scale, rng.random(n)
             assert float(a.dot(w)) == float(a @ w)
+
+
+def test_a_pickled_kernel_leaves_its_float64_copy_behind() -> None:
+    import pickle
+
+    kernel = DenseKernel(np.eye(4) * 0.5)
+    widened = kernel.positive_f64()
+    assert widened is not None
+    clone = pickle.loads(pickle.dumps(kernel))
+    assert clone._pos64 is None and kernel._pos64 is widened
+    again = clone.positive_f64()
+    assert again is not None and again.tobytes() == widened.tobytes()

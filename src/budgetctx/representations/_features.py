@@ -177,6 +177,13 @@ class DenseKernel(Kernel):
             self._pos64 = self.positive.astype(np.float64)
         return self._pos64
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The float64 copy is rebuilt on first use: a pickled prepared document (batch, Ray)
+        # stays the size it was.
+        state = dict(self.__dict__)
+        state["_pos64"] = None
+        return state
+
     def column(self, j: int) -> FloatArray:
         out: FloatArray = self.positive[j].astype(np.float64)
         return out
