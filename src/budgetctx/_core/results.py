@@ -7,6 +7,8 @@ the router or the pipeline.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -174,6 +176,13 @@ class Context:
     The selector is recorded once per role: ``selector`` is the name of the one that ran
     (whatever chose it), ``params["selector"]`` its parameters, and ``route`` (set only when a
     router chose) the spec it picked and why.
+
+    A document that fits the budget is counted and sent whole without being segmented
+    (issue 27): its ``units``, ``n_units`` and ``documents`` (and, when they depend on the
+    units, ``params``, or with a router ``selector``, ``relevance_source``, ``stats`` and
+    ``route``) are computed on first read, once, and are then what they would have been had
+    they been computed at once. ``text``, ``tokens_used``, ``document_tokens`` and ``reason``
+    never wait. Pickling, comparing or ``to_dict()`` read them all.
     """
 
     text: str
@@ -221,6 +230,12 @@ class Context:
     def kept_ids(self) -> tuple[int, ...]:
         return tuple(u.id for u in self.units)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A deferred context pickles what it defers, computed (a worker's context is read
+        # in another process, which cannot run the computation's closure).
+        _fill(self)
+        return {k: v for k, v in self.__dict__.items() if k != _PENDING}
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (spans become lists)."""
         out = asdict(self)
@@ -231,3 +246,93 @@ class Context:
         out["route"] = self.route.to_dict() if self.route is not None else None
         out["documents"] = [d.to_dict() for d in self.documents]
         return out
+
+
+#: The fields a context may compute on first read (issue 27: a document sent whole is not
+#: segmented unless its units are read); see :func:`deferred_context`.
+DEFERRABLE = (
+    "units",
+    "excluded",
+    "n_units",
+    "documents",
+    "params",
+    "selector",
+    "relevance_source",
+    "stats",
+    "route",
+)
+#: Where a deferred context keeps what computes its deferred fields, until it has run.
+_PENDING = "_pending"
+
+
+class _Pending:
+    """The computation of a deferred context's fields: run once, under a lock, so that two
+    threads reading ``units`` at once get the same tuple."""
+
+    __slots__ = ("compute", "lock", "names")
+
+    def __init__(self, compute: Callable[[], Context], names: tuple[str, ...]) -> None:
+        self.compute: Callable[[], Context] | None = compute
+        self.names = names
+        self.lock = threading.Lock()
+
+    def fill(self, ctx: Context) -> None:
+        with self.lock:
+            compute = self.compute
+            if compute is None:
+                return
+            full = compute()
+            # What was known at once must be what the computation says (same code path).
+            assert (full.text, full.tokens_used, full.reason) == (
+                ctx.text,
+                ctx.tokens_used,
+                ctx.reason,
+            ), "a deferred context's computation disagrees with its text"
+            for name in self.names:
+                ctx.__dict__[name] = full.__dict__[name]
+            self.compute = None  # done: let the documents and options it held go
+
+
+def _fill(ctx: Context) -> None:
+    pending: _Pending | None = ctx.__dict__.get(_PENDING)
+    if pending is not None:
+        pending.fill(ctx)
+        ctx.__dict__.pop(_PENDING, None)
+
+
+def _deferrable(name: str) -> property:
+    """A field read from the instance, computed first if it was deferred."""
+
+    def get(self: Context) -> Any:
+        found = self.__dict__
+        if name not in found:
+            _fill(self)
+            if name not in found:
+                raise AttributeError(name)
+        return found[name]
+
+    def put(self: Context, value: Any) -> None:
+        # only the dataclass's __init__ (object.__setattr__) gets here: the frozen class's
+        # own __setattr__ refuses assignment before any descriptor is asked
+        self.__dict__[name] = value
+
+    return property(get, put, doc=f"``{name}`` (computed on first read when deferred).")
+
+
+for _name in DEFERRABLE:
+    setattr(Context, _name, _deferrable(_name))
+
+
+def deferred_context(
+    compute: Callable[[], Context], deferred: Collection[str], /, **known: Any
+) -> Context:
+    """A :class:`Context` whose ``deferred`` fields (of :data:`DEFERRABLE`) are computed on
+    first read, by ``compute()`` (which returns the whole context: the same code that would
+    have made it at once, so the values are the same); ``known`` are the other fields."""
+    names = tuple(n for n in DEFERRABLE if n in deferred)
+    placeholders: dict[str, Any] = dict.fromkeys(names)
+    ctx = Context(**placeholders, **known)
+    for n in names:
+        del ctx.__dict__[n]
+    ctx.__dict__[_PENDING] = _Pending(compute, names)
+    return ctx

@@ -17,7 +17,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx._core.results import Context, DocumentStats, DocumentSummary, RouteDecision
+from budgetctx._core.results import (
+    Context,
+    DocumentStats,
+    DocumentSummary,
+    RouteDecision,
+    deferred_context,
+)
 from budgetctx._core.validation import Boolean, check, short_repr
 from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx.build._documents import (
@@ -26,6 +32,7 @@ from budgetctx.build._documents import (
     combine,
     normalise_documents,
 )
+from budgetctx.build._fits import combined_turns, whole_text
 from budgetctx.build._options import (
     DEFAULT_SELECTOR,
     BuildOptions,
@@ -243,19 +250,12 @@ class PreparedDocument:
         stats = self.dialogues or tuple(
             turn_statistics(s.document) for s in self.document_segmentations
         )
-        found = [
-            (len(s.document), t)
-            for s, t in zip(self.document_segmentations, stats, strict=True)
-            if t is not None
-        ]
-        if len(found) <= 1:
-            return found[0][1] if found else None
-        total = sum(n for n, _ in found)
-        return TurnStatistics(
-            *(
-                round(sum(n * getattr(t, f) for n, t in found) / total, 6)
-                for f in ("backchannel_share", "hesitation_rate", "mean_turn_words")
-            )
+        return combined_turns(
+            [
+                (len(s.document), t)
+                for s, t in zip(self.document_segmentations, stats, strict=True)
+                if t is not None
+            ]
         )
 
     @cached_property
@@ -416,6 +416,25 @@ def _validate_documents(documents: object) -> tuple[str | None, list[Document] |
     return None, docs
 
 
+def _query(query: str | None) -> str | None:
+    """A blank query is no query."""
+    return None if query is not None and not query.strip() else query
+
+
+def _components(
+    tokenizer: str | Tokenizer,
+    unitizer: str | Unitizer,
+    representation: str | Representation,
+    unitizer_options: Mapping[str, Any] | None,
+) -> tuple[Tokenizer, Unitizer, Representation]:
+    """The tokenizer, unitizer and representation of one call (each checks its options)."""
+    return (
+        get_tokenizer(tokenizer),
+        get_unitizer(unitizer, **dict(unitizer_options or {})),
+        get_representation(representation),
+    )
+
+
 def _prepare(
     documents: Documents,
     *,
@@ -434,11 +453,8 @@ def _prepare(
     """:func:`prepare` once its options are checked."""
     t_start = time.perf_counter()
     text, docs = _validate_documents(documents)
-    if query is not None and not query.strip():
-        query = None
-    tok = get_tokenizer(tokenizer)
-    unit = get_unitizer(unitizer, **dict(unitizer_options or {}))
-    rep = get_representation(representation)
+    query = _query(query)
+    tok, unit, rep = _components(tokenizer, unitizer, representation, unitizer_options)
     names = {"tokenizer": tok.name, "unitizer": unit.name, "representation": rep.name}
     params = {"unitizer": unit.params(), "representation": rep.params()}
     timings: dict[str, float] = {}
@@ -699,7 +715,90 @@ def _build(
     """:func:`build_context` once its options are checked and its selector resolved: what
     :class:`~budgetctx.batch.ContextBuilder` calls for each document."""
     _check_order(opts.order, several=not isinstance(documents, str))
+    whole = _whole_if_fits(documents, budget, opts, chosen)
+    if whole is not None:
+        return whole
     return _prepare(documents, **opts.prepare_options())._select(budget, opts, chosen)
+
+
+def _whole_if_fits(
+    documents: Documents, budget: int, opts: BuildOptions, chosen: Selector | Router
+) -> Context | None:
+    """The count-first exit (issue 27): when the input fits, its context from one count of
+    the text, with the fields that read the units (``units``, ``n_units``, ``documents``;
+    ``params`` when the profile decides on the sections; with a router, what it routes on)
+    computed on first read, by the full preparation; else None.
+
+    Checks what :func:`_prepare` checks, in its order, so that bad input fails here as it
+    would there. Caller pins take the full path: a pin is checked against the units.
+    """
+    if opts.pin is not None:
+        return None
+    t_start = time.perf_counter()
+    text, docs = _validate_documents(documents)
+    query = _query(opts.query)
+    tok, unit, rep = _components(
+        opts.tokenizer, opts.unitizer, opts.representation, opts.unitizer_options
+    )
+    if not type(unit).__module__.startswith("budgetctx."):
+        # the exit takes "blank text" for "no units", which budgetctx's unitizers guarantee
+        return None
+    capacity = budget - opts.reserve
+    t = time.perf_counter()
+    whole = whole_text(
+        tok,
+        text,
+        docs,
+        capacity,
+        separator=opts.separator,
+        header=opts.document_header,
+        document_separator=opts.document_separator,
+    )
+    if whole is None:
+        return None
+    count_ms = _ms(t)
+    if isinstance(chosen, Router):
+        check_tokenizer(chosen, tok.name)
+    known: dict[str, Any] = {
+        "text": whole.text,
+        "tokens_used": whole.tokens,
+        "budget": budget,
+        "reserve": opts.reserve,
+        "document_tokens": whole.document_tokens,
+        "tokenizer": tok.name,
+        "unitizer": unit.name,
+        "representation": rep.name,
+        "separator": opts.separator,
+        "query": query,
+        "excluded": (),
+        "reason": ("document fits" if docs is None else "documents fit")
+        + " the budget: sent whole and verbatim",
+    }
+    deferred = {"units", "n_units", "documents"}
+    if isinstance(chosen, Router):
+        # the route reads phi and rho, which read the units' encoding
+        deferred |= {"selector", "relevance_source", "params", "stats", "route"}
+    else:
+        known["selector"] = chosen.name
+        known["relevance_source"] = NOT_ENCODED
+        known["stats"] = _cheap_stats(whole.document_tokens, capacity, whole.turns)
+        known["route"] = None
+        if opts.profile == "auto":
+            deferred.add("params")  # the clinical profile applies if the units have its sections
+        else:
+            params = {"unitizer": unit.params(), "representation": rep.params()}
+            if opts.profile is not None:
+                params["profile"] = get_profile(opts.profile).params()
+            known["params"] = {"selector": chosen.params(), **params}
+    # what the full preparation reads: the validated input (a list the caller may change
+    # later is copied) and the checked options
+    source: Documents = tuple(docs) if docs is not None else whole.text
+    known["timings_ms"] = {"count": count_ms, "total": _ms(t_start)}
+    return deferred_context(
+        lambda: _prepare(source, **opts.prepare_options())._select(budget, opts, chosen),
+        deferred,
+        **known,
+    )
 
 
 _check_reserve = check_reserve  # the old name
@@ -804,16 +903,18 @@ def _needs_features(
     return True
 
 
-def _cheap_stats(doc: PreparedDocument, capacity: int) -> dict[str, Any]:
+def _cheap_stats(
+    document_tokens: int, capacity: int, turns: TurnStatistics | None
+) -> dict[str, Any]:
     """The route statistics that need no encoding: length, budget ratio and the dialogue's;
     phi and rho (relevance and adjacent similarity) are left out."""
     out = document_stats(
         relevance=np.zeros(0),
         unit_costs=np.zeros(0, dtype=np.int64),
         adjacency=np.zeros(0),
-        document_tokens=doc.document_tokens,
+        document_tokens=document_tokens,
         budget=capacity,
-        turns=doc.turn_statistics,
+        turns=turns,
     ).to_dict()
     del out["phi"], out["rho"]
     return out
@@ -1024,7 +1125,9 @@ def _select(
         "query": doc.query,
         "params": {"selector": sel.params(), **doc.params},
         "relevance_source": problem.features.relevance_source,
-        "stats": full_stats.to_dict() if full_stats is not None else _cheap_stats(doc, capacity),
+        "stats": full_stats.to_dict()
+        if full_stats is not None
+        else _cheap_stats(doc.document_tokens, capacity, doc.turn_statistics),
         "route": route,
         "selector": sel.name,
         "document_tokens": doc.document_tokens,
