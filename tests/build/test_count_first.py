@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from budgetctx import Document, build_context
 from budgetctx._core.results import Context, SelectedUnit
 from budgetctx._errors import InputError
-from budgetctx.build._fits import MAX_CHARS_PER_TOKEN
 from budgetctx.build._options import BuildOptions
 from budgetctx.build._pipeline import NOT_ENCODED, Documents, _prepare, _resolve_selector
 from budgetctx.representations import TfidfRepresentation
@@ -47,9 +46,10 @@ def _deferred(ctx: Context) -> bool:
 
 
 @pytest.fixture()
-def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
-    """Counts the sentence unitizer's, the tokenizer's and the TF-IDF encoder's work."""
-    seen = {"unitize": 0, "count": 0, "count_segments": 0, "encode": 0}
+def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
+    """Counts the sentence unitizer's, the tokenizer's and the TF-IDF encoder's work, and
+    keeps the texts the tokenizer encoded whole (``encoded``)."""
+    seen: dict[str, Any] = {"unitize": 0, "count_segments": 0, "encode": 0, "encoded": []}
 
     def spy(cls: type, name: str, key: str) -> None:
         real = getattr(cls, name)
@@ -61,21 +61,29 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         monkeypatch.setattr(cls, name, counted)
 
     spy(SentenceUnitizer, "unitize", "unitize")
-    spy(TiktokenTokenizer, "count", "count")
     spy(TiktokenTokenizer, "count_segments", "count_segments")
     spy(TfidfRepresentation, "encode", "encode")
+    for name in ("count", "_encode_array"):
+        real = getattr(TiktokenTokenizer, name)
+
+        def keep(self: Any, text: str, real: Any = real) -> Any:
+            seen["encoded"].append(text)
+            return real(self, text)
+
+        monkeypatch.setattr(TiktokenTokenizer, name, keep)
     yield seen
 
 
 @pytest.mark.parametrize("selector", ["mmr", "lead", "auto"])
 def test_a_fitting_document_is_counted_once_and_segmented_only_when_units_are_read(
-    sample_note: str, calls: dict[str, int], selector: str
+    sample_note: str, calls: dict[str, Any], selector: str
 ) -> None:
     ctx = build_context(sample_note, 100_000, selector=selector)
-    assert calls == {"unitize": 0, "count": 1, "count_segments": 0, "encode": 0}
+    assert calls == {"unitize": 0, "count_segments": 0, "encode": 0, "encoded": [sample_note]}
     assert ctx.text == sample_note
     assert ctx.reason == "document fits the budget: sent whole and verbatim"
     assert ctx.tokens_used == ctx.document_tokens == TiktokenTokenizer().count(sample_note)
+    calls["encoded"].clear()
     assert ctx.timings_ms["total"] >= ctx.timings_ms["count"] >= 0
     assert ctx.excluded == ()
     if selector != "auto":
@@ -84,6 +92,7 @@ def test_a_fitting_document_is_counted_once_and_segmented_only_when_units_are_re
     assert calls["unitize"] == 0 and calls["encode"] == 0  # still nothing segmented
     units = ctx.units
     assert calls["unitize"] == 1 and calls["count_segments"] == 1
+    assert sample_note not in calls["encoded"]  # preparing read the first encoding
     assert calls["encode"] == (1 if selector == "auto" else 0)  # the route reads phi, rho
     assert isinstance(units, tuple) and all(isinstance(u, SelectedUnit) for u in units)
     assert ctx.n_units == len(units) and ctx.kept_ids == tuple(range(len(units)))
@@ -92,15 +101,14 @@ def test_a_fitting_document_is_counted_once_and_segmented_only_when_units_are_re
     assert calls["unitize"] == 1
 
 
-def test_what_does_not_fit_is_prepared_at_once(sample_note: str, calls: dict[str, int]) -> None:
+def test_what_does_not_fit_is_prepared_at_once(sample_note: str, calls: dict[str, Any]) -> None:
     ctx = build_context(sample_note, 200, selector="lead")
     assert not _deferred(ctx) and calls["unitize"] == 1
-    # a document that fits but runs past MAX_CHARS_PER_TOKEN characters per budget token is
-    # not counted first: the full preparation sends it whole all the same
-    sparse = "Chest pain." + " " * 40 * MAX_CHARS_PER_TOKEN + "No fever."
-    ctx = build_context(sparse, 40)
-    assert not _deferred(ctx) and ctx.text == sparse and ctx.reason is not None
-    assert _without_timings(ctx) == _without_timings(_prepared_first(sparse, 40))
+    # what does not fit is encoded once: the count-first encoding is what preparing reads
+    assert calls["count_segments"] == 1 and calls["encoded"].count(sample_note) == 1
+    several = ["Chest pain. " * 80, "No fever. " * 80]
+    ctx = build_context(several, 100)
+    assert not _deferred(ctx) and [calls["encoded"].count(t) for t in several] == [1, 1]
 
 
 def test_pins_and_blank_input_take_the_full_path(sample_note: str) -> None:
@@ -186,7 +194,7 @@ def test_pickling_before_and_after_reading_units(sample_note: str) -> None:
 
 
 def test_threads_reading_units_at_once_compute_them_once(
-    sample_note: str, calls: dict[str, int]
+    sample_note: str, calls: dict[str, Any]
 ) -> None:
     ctx = build_context(sample_note, 100_000)
     start = threading.Barrier(4)

@@ -13,17 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from budgetctx.build._documents import Document, header_text
+from budgetctx.build._prepare import Encoded, encode_texts
 from budgetctx.tokenizers import Tokenizer
 from budgetctx.unitizers._turns import TurnStatistics, turn_lines, turn_statistics
 
-__all__ = ["MAX_CHARS_PER_TOKEN", "WholeText", "combined_turns", "whole_text"]
-
-#: A text longer than this many characters per token of the budget is not counted first: it
-#: almost surely does not fit, and counting it would add one encoding to a preparation that
-#: encodes it anyway. English prose and clinical notes run 3.4-5.8 characters per o200k token
-#: (the public datasets' validation inputs); a text that fits but is past this still gets the
-#: same context, by the full preparation.
-MAX_CHARS_PER_TOKEN = 8
+__all__ = ["WholeText", "combined_turns", "whole_text"]
 
 
 @dataclass(frozen=True)
@@ -72,26 +66,28 @@ def whole_text(
     separator: str,
     header: str | None,
     document_separator: str,
-) -> WholeText | None:
-    """The whole input when it fits ``capacity`` tokens, else None (also for blank input,
-    which is the pipeline's "empty input", and for a text too long to be worth counting:
-    see :data:`MAX_CHARS_PER_TOKEN`). One text: one encoding. Several documents (``text`` is
-    None): the combined text, then each document and header on its own (the pipeline's
-    ``document_tokens``, and its rule for the merges across joins).
+) -> tuple[WholeText | None, list[Encoded] | None]:
+    """The whole input when it fits ``capacity`` tokens (else None; also for blank input,
+    which is the pipeline's "empty input"), and each document's encoding, which preparing
+    reads instead of encoding the documents again (:func:`count_segmentations`), so a text
+    that does not fit costs nothing more. One text: one encoding. Several documents (``text``
+    is None): each document and header on its own (the pipeline's ``document_tokens``), then,
+    when the parts are close enough to fit, the combined text (the pipeline's rule for the
+    merges across joins).
 
     >>> from budgetctx.tokenizers import get_tokenizer
-    >>> whole_text(get_tokenizer("o200k_base"), "Chest pain. No fever.", None, 8,
-    ...            separator="\\n", header=None, document_separator="\\n").tokens
+    >>> whole, _ = whole_text(get_tokenizer("o200k_base"), "Chest pain. No fever.", None, 8,
+    ...                       separator="\\n", header=None, document_separator="\\n")
+    >>> whole.tokens
     6
     """
     if documents is None:
         assert text is not None
-        if not text.strip() or len(text) > MAX_CHARS_PER_TOKEN * capacity:
-            return None
-        n = tok.count(text)
-        if n > capacity:
-            return None
-        return WholeText(text, n, n, _turns([text]))
+        if not text.strip():
+            return None, None
+        encoded = encode_texts(tok, [text])
+        n = encoded[0][0]
+        return (WholeText(text, n, n, _turns([text])) if n <= capacity else None), encoded
     # As budgetctx.build._documents.combine lays them out: a document with no text takes no
     # room (no header, no separator); each other one is led by the separators and its header.
     leads: list[str] = []
@@ -106,16 +102,15 @@ def whole_text(
         leads.append(lead)
         parts += (lead, d.text)
     if not leads:
-        return None
-    combined = "".join(parts)
-    if len(combined) > MAX_CHARS_PER_TOKEN * capacity:
-        return None
-    exact = tok.count(combined)
-    if exact > capacity:
-        return None
-    own = tok.count_batch([d.text for d in documents])
-    document_tokens = sum(own) + sum(tok.count_batch(leads))
+        return None, None
+    encoded = encode_texts(tok, [d.text for d in documents])
+    document_tokens = sum(n for n, _ in encoded) + sum(tok.count_batch(leads))
     # the pipeline's rule (_fits): the parts may exceed the whole by the merges at each join
     if document_tokens > capacity + 2 * len(documents):
-        return None
-    return WholeText(combined, exact, document_tokens, _turns([d.text for d in documents]))
+        return None, encoded
+    combined = "".join(parts)
+    exact = tok.count(combined)
+    if exact > capacity:
+        return None, encoded
+    turns = _turns([d.text for d in documents])
+    return WholeText(combined, exact, document_tokens, turns), encoded

@@ -41,7 +41,12 @@ from budgetctx.build._options import (
 )
 from budgetctx.build._options import RULES as _CONSTRAINTS  # noqa: F401  # the old name
 from budgetctx.build._pins import Pin, pinned_units, unit_sections
-from budgetctx.build._prepare import blas_threads, count_segmentations, separator_slack
+from budgetctx.build._prepare import (
+    Encoded,
+    blas_threads,
+    count_segmentations,
+    separator_slack,
+)
 from budgetctx.build._render import Piece, fit_budget, render, selected_units
 from budgetctx.profiles import ClinicalProfile, get_profile
 from budgetctx.representations import (
@@ -449,8 +454,10 @@ def _prepare(
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
     profile: str | ClinicalProfile | None = None,
+    encoded: Sequence[Encoded] | None = None,
 ) -> PreparedDocument:
-    """:func:`prepare` once its options are checked."""
+    """:func:`prepare` once its options are checked; ``encoded``: each document's count and
+    encoding when the count-first exit made them (:func:`_whole_if_fits`)."""
     t_start = time.perf_counter()
     text, docs = _validate_documents(documents)
     query = _query(query)
@@ -500,7 +507,7 @@ def _prepare(
     timings["unitize"] = _ms(t)
     t = time.perf_counter()
     # One encoding per document gives its count and its segments' counts (see _prepare).
-    own_costs, own_totals = count_segmentations(tok, document_segmentations, separator)
+    own_costs, own_totals = count_segmentations(tok, document_segmentations, separator, encoded)
     seg_costs = np.asarray(own_costs + tok.count_batch(list(header_texts)), dtype=np.int64)
     if docs is None:
         doc_tokens = own_totals[0]
@@ -715,25 +722,28 @@ def _build(
     """:func:`build_context` once its options are checked and its selector resolved: what
     :class:`~budgetctx.batch.ContextBuilder` calls for each document."""
     _check_order(opts.order, several=not isinstance(documents, str))
-    whole = _whole_if_fits(documents, budget, opts, chosen)
+    whole, encoded = _whole_if_fits(documents, budget, opts, chosen)
     if whole is not None:
         return whole
-    return _prepare(documents, **opts.prepare_options())._select(budget, opts, chosen)
+    return _prepare(documents, **opts.prepare_options(), encoded=encoded)._select(
+        budget, opts, chosen
+    )
 
 
 def _whole_if_fits(
     documents: Documents, budget: int, opts: BuildOptions, chosen: Selector | Router
-) -> Context | None:
+) -> tuple[Context | None, list[Encoded] | None]:
     """The count-first exit (issue 27): when the input fits, its context from one count of
     the text, with the fields that read the units (``units``, ``n_units``, ``documents``;
     ``params`` when the profile decides on the sections; with a router, what it routes on)
-    computed on first read, by the full preparation; else None.
+    computed on first read, by the full preparation; else None. Either way, the documents'
+    encodings, which the preparation reads instead of encoding them again.
 
     Checks what :func:`_prepare` checks, in its order, so that bad input fails here as it
     would there. Caller pins take the full path: a pin is checked against the units.
     """
     if opts.pin is not None:
-        return None
+        return None, None
     t_start = time.perf_counter()
     text, docs = _validate_documents(documents)
     query = _query(opts.query)
@@ -742,10 +752,10 @@ def _whole_if_fits(
     )
     if not type(unit).__module__.startswith("budgetctx."):
         # the exit takes "blank text" for "no units", which budgetctx's unitizers guarantee
-        return None
+        return None, None
     capacity = budget - opts.reserve
     t = time.perf_counter()
-    whole = whole_text(
+    whole, encoded = whole_text(
         tok,
         text,
         docs,
@@ -755,7 +765,7 @@ def _whole_if_fits(
         document_separator=opts.document_separator,
     )
     if whole is None:
-        return None
+        return None, encoded
     count_ms = _ms(t)
     if isinstance(chosen, Router):
         check_tokenizer(chosen, tok.name)
@@ -795,10 +805,12 @@ def _whole_if_fits(
     source: Documents = tuple(docs) if docs is not None else whole.text
     known["timings_ms"] = {"count": count_ms, "total": _ms(t_start)}
     return deferred_context(
-        lambda: _prepare(source, **opts.prepare_options())._select(budget, opts, chosen),
+        lambda: _prepare(source, **opts.prepare_options(), encoded=encoded)._select(
+            budget, opts, chosen
+        ),
         deferred,
         **known,
-    )
+    ), None
 
 
 _check_reserve = check_reserve  # the old name
