@@ -8,7 +8,7 @@ the router or the pipeline.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -267,17 +267,33 @@ _PENDING = "_pending"
 
 class _Pending:
     """The computation of a deferred context's fields: run once, under a lock, so that two
-    threads reading ``units`` at once get the same tuple."""
+    threads reading ``units`` at once get the same tuple. ``alone`` computes some fields on
+    their own, more cheaply than the whole context (the route statistics of a fixed
+    selector read the text only)."""
 
-    __slots__ = ("compute", "lock", "names")
+    __slots__ = ("alone", "compute", "lock", "names")
 
-    def __init__(self, compute: Callable[[], Context], names: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        compute: Callable[[], Context],
+        names: tuple[str, ...],
+        alone: Mapping[str, Callable[[], Any]],
+    ) -> None:
         self.compute: Callable[[], Context] | None = compute
         self.names = names
+        self.alone = dict(alone)
         self.lock = threading.Lock()
 
-    def fill(self, ctx: Context) -> None:
+    def fill(self, ctx: Context, name: str | None = None) -> None:
+        """Compute ``name`` (every deferred field when None) unless it is there already."""
+        found = ctx.__dict__
         with self.lock:
+            if name is not None and name in found:
+                return
+            one = self.alone.pop(name, None) if name is not None else None
+            if one is not None:
+                found[name] = one()  # type: ignore[index]  # name is not None here
+                return
             compute = self.compute
             if compute is None:
                 return
@@ -288,16 +304,19 @@ class _Pending:
                 ctx.tokens_used,
                 ctx.reason,
             ), "a deferred context's computation disagrees with its text"
-            for name in self.names:
-                ctx.__dict__[name] = full.__dict__[name]
+            for n in self.names:
+                # a field computed alone keeps the object its first reader got
+                found.setdefault(n, full.__dict__[n])
             self.compute = None  # done: let the documents and options it held go
+            self.alone.clear()
 
 
-def _fill(ctx: Context) -> None:
+def _fill(ctx: Context, name: str | None = None) -> None:
     pending: _Pending | None = ctx.__dict__.get(_PENDING)
     if pending is not None:
-        pending.fill(ctx)
-        ctx.__dict__.pop(_PENDING, None)
+        pending.fill(ctx, name)
+        if pending.compute is None:
+            ctx.__dict__.pop(_PENDING, None)
 
 
 def _deferrable(name: str) -> property:
@@ -306,7 +325,7 @@ def _deferrable(name: str) -> property:
     def get(self: Context) -> Any:
         found = self.__dict__
         if name not in found:
-            _fill(self)
+            _fill(self, name)
             if name not in found:
                 raise AttributeError(name)
         return found[name]
@@ -324,15 +343,20 @@ for _name in DEFERRABLE:
 
 
 def deferred_context(
-    compute: Callable[[], Context], deferred: Collection[str], /, **known: Any
+    compute: Callable[[], Context],
+    deferred: Collection[str],
+    /,
+    alone: Mapping[str, Callable[[], Any]] | None = None,
+    **known: Any,
 ) -> Context:
     """A :class:`Context` whose ``deferred`` fields (of :data:`DEFERRABLE`) are computed on
     first read, by ``compute()`` (which returns the whole context: the same code that would
-    have made it at once, so the values are the same); ``known`` are the other fields."""
-    names = tuple(n for n in DEFERRABLE if n in deferred)
+    have made it at once, so the values are the same), or for a field in ``alone`` by its own
+    function; ``known`` are the other fields."""
+    names = tuple(n for n in DEFERRABLE if n in deferred or n in (alone or {}))
     placeholders: dict[str, Any] = dict.fromkeys(names)
     ctx = Context(**placeholders, **known)
     for n in names:
         del ctx.__dict__[n]
-    ctx.__dict__[_PENDING] = _Pending(compute, names)
+    ctx.__dict__[_PENDING] = _Pending(compute, names, alone or {})
     return ctx

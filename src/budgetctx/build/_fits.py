@@ -17,19 +17,18 @@ from budgetctx.build._prepare import Encoded, encode_texts
 from budgetctx.tokenizers import Tokenizer
 from budgetctx.unitizers._turns import TurnStatistics, turn_lines, turn_statistics
 
-__all__ = ["WholeText", "combined_turns", "whole_text"]
+__all__ = ["WholeText", "combined_turns", "dialogue_turns", "whole_text"]
 
 
 @dataclass(frozen=True)
 class WholeText:
     """What a fitting input sends: ``text`` (the document, or the documents with their headers
-    and separators), its exact count ``tokens``, the input's count ``document_tokens`` (as
-    ``Context.document_tokens``) and its dialogue statistics ``turns``."""
+    and separators), its exact count ``tokens``, and the input's count ``document_tokens`` (as
+    ``Context.document_tokens``)."""
 
     text: str
     tokens: int
     document_tokens: int
-    turns: TurnStatistics | None
 
 
 def combined_turns(found: Sequence[tuple[int, TurnStatistics]]) -> TurnStatistics | None:
@@ -46,8 +45,9 @@ def combined_turns(found: Sequence[tuple[int, TurnStatistics]]) -> TurnStatistic
     )
 
 
-def _turns(texts: Sequence[str]) -> TurnStatistics | None:
-    """As preparing reads them: each non-blank text's turns, combined."""
+def dialogue_turns(texts: Sequence[str]) -> TurnStatistics | None:
+    """The dialogue statistics of the documents ``texts`` as preparing reads them: each
+    non-blank text's turns, combined."""
     found: list[tuple[int, TurnStatistics]] = []
     for t in texts:
         if t.strip():
@@ -87,7 +87,7 @@ def whole_text(
             return None, None
         encoded = encode_texts(tok, [text])
         n = encoded[0][0]
-        return (WholeText(text, n, n, _turns([text])) if n <= capacity else None), encoded
+        return (WholeText(text, n, n) if n <= capacity else None), encoded
     # As budgetctx.build._documents.combine lays them out: a document with no text takes no
     # room (no header, no separator); each other one is led by the separators and its header.
     leads: list[str] = []
@@ -112,5 +112,4 @@ def whole_text(
     exact = tok.count(combined)
     if exact > capacity:
         return None, encoded
-    turns = _turns([d.text for d in documents])
-    return WholeText(combined, exact, document_tokens, turns), encoded
+    return WholeText(combined, exact, document_tokens), encoded

@@ -32,7 +32,7 @@ from budgetctx.build._documents import (
     combine,
     normalise_documents,
 )
-from budgetctx.build._fits import combined_turns, whole_text
+from budgetctx.build._fits import combined_turns, dialogue_turns, whole_text
 from budgetctx.build._options import (
     DEFAULT_SELECTOR,
     BuildOptions,
@@ -785,13 +785,19 @@ def _whole_if_fits(
         + " the budget: sent whole and verbatim",
     }
     deferred = {"units", "n_units", "documents"}
+    alone: dict[str, Callable[[], Any]] = {}
     if isinstance(chosen, Router):
         # the route reads phi and rho, which read the units' encoding
         deferred |= {"selector", "relevance_source", "params", "stats", "route"}
     else:
         known["selector"] = chosen.name
         known["relevance_source"] = NOT_ENCODED
-        known["stats"] = _cheap_stats(whole.document_tokens, capacity, whole.turns)
+        # the dialogue statistics read the text's lines (0.3-0.5x the count at 2k tokens):
+        # made when read, on their own
+        texts = [whole.text] if docs is None else [d.text for d in docs]
+        alone["stats"] = lambda: _cheap_stats(
+            whole.document_tokens, capacity, dialogue_turns(texts)
+        )
         known["route"] = None
         if opts.profile == "auto":
             deferred.add("params")  # the clinical profile applies if the units have its sections
@@ -809,6 +815,7 @@ def _whole_if_fits(
             budget, opts, chosen
         ),
         deferred,
+        alone,
         **known,
     ), None
 
