@@ -115,7 +115,8 @@ def validate_text(text: object) -> str:
             "document. Extract the text first (for a PDF, use a PDF-to-text tool).",
             value=nul,
         )
-    bad = _SURROGATE.search(text)
+    # an ASCII string (a flag CPython keeps, read in O(1)) holds no surrogate: no regex scan
+    bad = None if text.isascii() else _SURROGATE.search(text)
     if bad is not None:
         raise InputError(
             f"text contains a lone surrogate (U+{ord(bad.group()):04X}) at offset {bad.start()}: "
