@@ -7,9 +7,10 @@ the router or the pipeline.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
 __all__ = ["Context", "DocumentStats", "DocumentSummary", "RouteDecision", "SelectedUnit"]
@@ -122,7 +123,9 @@ class SelectedUnit:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (spans become lists)."""
-        out = asdict(self)
+        # what asdict gives, without its deep copy of values that cannot change (numbers,
+        # strings): a context's units were most of a fitting document's to_dict (issue 27)
+        out = {name: getattr(self, name) for name in _UNIT_FIELDS}
         out["spans"] = [list(s) for s in self.spans]
         out["unit_spans"] = [list(s) for s in self.unit_spans]
         return out
@@ -152,7 +155,7 @@ class DocumentSummary:
     metadata: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = {name: getattr(self, name) for name in _SUMMARY_FIELDS}  # numbers and strings
         out["metadata"] = dict(self.metadata) if self.metadata is not None else None
         return out
 
@@ -238,7 +241,12 @@ class Context:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (spans become lists)."""
-        out = asdict(self)
+        # asdict's result, field by field: the dicts copied as asdict copies them, the units,
+        # documents and route by their own to_dict (asdict converted them twice)
+        out = {
+            name: _plain(value) if isinstance(value, dict) else value
+            for name, value in ((n, getattr(self, n)) for n in _CONTEXT_FIELDS)
+        }
         out["tokens_saved"] = self.tokens_saved
         out["units"] = [u.to_dict() for u in self.units]
         out["excluded"] = list(self.excluded)
@@ -246,6 +254,27 @@ class Context:
         out["route"] = self.route.to_dict() if self.route is not None else None
         out["documents"] = [d.to_dict() for d in self.documents]
         return out
+
+
+#: Field names in order, read by the to_dict methods (``dataclasses.fields`` on each call was
+#: a fifth of their time).
+_UNIT_FIELDS = tuple(f.name for f in fields(SelectedUnit))
+_SUMMARY_FIELDS = tuple(f.name for f in fields(DocumentSummary))
+_CONTEXT_FIELDS = tuple(f.name for f in fields(Context))
+
+
+def _plain(obj: Any) -> Any:
+    """What :func:`dataclasses.asdict` makes of a value inside a dataclass: dataclasses as
+    dicts, lists, tuples and dicts rebuilt, anything else deep-copied."""
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return asdict(obj)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*[_plain(v) for v in obj])
+    if isinstance(obj, list | tuple):
+        return type(obj)(_plain(v) for v in obj)
+    if isinstance(obj, dict):
+        return type(obj)((_plain(k), _plain(v)) for k, v in obj.items())
+    return copy.deepcopy(obj)
 
 
 #: The fields a context may compute on first read (issue 27: a document sent whole is not
