@@ -441,6 +441,21 @@ def _components(
     )
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """One call's input validated and components resolved, by the count-first exit, for the
+    preparation that follows when the input does not fit (or its units are read): ``text`` or
+    ``docs`` as :func:`_validate_documents` gives them, and each document's count and
+    encoding (:func:`~budgetctx.build._prepare.encode_texts`) when it was counted."""
+
+    text: str | None
+    docs: list[Document] | None
+    tokenizer: Tokenizer
+    unitizer: Unitizer
+    representation: Representation
+    encoded: list[Encoded] | None
+
+
 def _prepare(
     documents: Documents,
     *,
@@ -455,14 +470,20 @@ def _prepare(
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
     profile: str | ClinicalProfile | None = None,
-    encoded: Sequence[Encoded] | None = None,
+    checked: _Checked | None = None,
 ) -> PreparedDocument:
-    """:func:`prepare` once its options are checked; ``encoded``: each document's count and
-    encoding when the count-first exit made them (:func:`_whole_if_fits`)."""
+    """:func:`prepare` once its options are checked; ``checked``: ``documents`` validated,
+    the components resolved and the documents encoded by the count-first exit
+    (:func:`_whole_if_fits`), which are not done again (``documents`` is then not read)."""
     t_start = time.perf_counter()
-    text, docs = _validate_documents(documents)
+    if checked is None:
+        text, docs = _validate_documents(documents)
+        tok, unit, rep = _components(tokenizer, unitizer, representation, unitizer_options)
+        encoded = None
+    else:
+        text, docs, encoded = checked.text, checked.docs, checked.encoded
+        tok, unit, rep = checked.tokenizer, checked.unitizer, checked.representation
     query = _query(query)
-    tok, unit, rep = _components(tokenizer, unitizer, representation, unitizer_options)
     names = {"tokenizer": tok.name, "unitizer": unit.name, "representation": rep.name}
     params = {"unitizer": unit.params(), "representation": rep.params()}
     timings: dict[str, float] = {}
@@ -723,22 +744,22 @@ def _build(
     """:func:`build_context` once its options are checked and its selector resolved: what
     :class:`~budgetctx.batch.ContextBuilder` calls for each document."""
     _check_order(opts.order, several=not isinstance(documents, str))
-    whole, encoded = _whole_if_fits(documents, budget, opts, chosen)
+    whole, checked = _whole_if_fits(documents, budget, opts, chosen)
     if whole is not None:
         return whole
-    return _prepare(documents, **opts.prepare_options(), encoded=encoded)._select(
+    return _prepare(documents, **opts.prepare_options(), checked=checked)._select(
         budget, opts, chosen
     )
 
 
 def _whole_if_fits(
     documents: Documents, budget: int, opts: BuildOptions, chosen: Selector | Router
-) -> tuple[Context | None, list[Encoded] | None]:
+) -> tuple[Context | None, _Checked | None]:
     """The count-first exit (issue 27): when the input fits, its context from one count of
     the text, with the fields that read the units (``units``, ``n_units``, ``documents``;
     ``params`` when the profile decides on the sections; with a router, what it routes on)
-    computed on first read, by the full preparation; else None. Either way, the documents'
-    encodings, which the preparation reads instead of encoding them again.
+    computed on first read, by the full preparation; else None. Either way, what it checked,
+    resolved and encoded, which the preparation reads instead of doing it again.
 
     Checks what :func:`_prepare` checks, in its order, so that bad input fails here as it
     would there. Caller pins take the full path: a pin is checked against the units.
@@ -765,8 +786,9 @@ def _whole_if_fits(
         header=opts.document_header,
         document_separator=opts.document_separator,
     )
+    checked = _Checked(text, docs, tok, unit, rep, encoded)
     if whole is None:
-        return None, encoded
+        return None, checked
     count_ms = _ms(t)
     # one check: Router is a runtime protocol, whose isinstance costs ~10 us
     router = chosen if isinstance(chosen, Router) else None
@@ -810,12 +832,11 @@ def _whole_if_fits(
             if opts.profile is not None:
                 params["profile"] = get_profile(opts.profile).params()
             known["params"] = {"selector": sel.params(), **params}
-    # what the full preparation reads: the validated input (a list the caller may change
-    # later is copied) and the checked options
-    source: Documents = tuple(docs) if docs is not None else whole.text
+    # what the full preparation reads: the validated input (docs is a copy of the caller's
+    # list, which may change later) and the checked options
     known["timings_ms"] = {"count": count_ms, "total": _ms(t_start)}
     return deferred_context(
-        lambda: _prepare(source, **opts.prepare_options(), encoded=encoded)._select(
+        lambda: _prepare(documents, **opts.prepare_options(), checked=checked)._select(
             budget, opts, chosen
         ),
         deferred,
