@@ -19,6 +19,7 @@ nothing is asserted; goals are printed beside the results (issue 27: <= 5x the f
     PYTHONPATH=src python benchmarks/bench_floor.py --sizes 2k --repeats 21
     PYTHONPATH=src python benchmarks/bench_floor.py --scaling --max-size 512k --no-grid
     PYTHONPATH=src python benchmarks/bench_floor.py --profile mmr --sizes 2k 64k
+    PYTHONPATH=src python benchmarks/bench_floor.py --sizes 2k --budget 4096   # it fits whole
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def grid(args: argparse.Namespace, root: Path) -> None:
     print(head + "".join(f" {s:>12}" for s in args.selectors))
     stage_rows: list[str] = []
     for label in args.sizes:
-        budget = BUDGETS.get(label, 2048)
+        budget = args.budget or BUDGETS.get(label, 2048)
         for name, text in documents(root, tok, label):
             n_tokens = tok.count(text)
             for sel in args.selectors:  # warm-up: imports, router, caches
@@ -158,7 +159,8 @@ def grid(args: argparse.Namespace, root: Path) -> None:
                     f"{k}={statistics.median(v) / fw:.2f}" for k, v in stages[sel].items()
                 )
                 stage_rows.append(f"  {name:<28} {sel:<12} {parts}")
-    print(f"goals: {GOALS} (x the floor; '!' marks a miss); budgets {BUDGETS}")
+    budgets = dict.fromkeys(args.sizes, args.budget) if args.budget else BUDGETS
+    print(f"goals: {GOALS} (x the floor; '!' marks a miss); budgets {budgets}")
     print("per stage (Context.timings_ms, wall clock), x the floor's wall time (medians):")
     print("\n".join(stage_rows))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
@@ -258,6 +260,11 @@ def main() -> int:
         choices=("cpu", "wall"),
         default="cpu",
         help="cpu: process time (all threads; steadier on a busy machine); wall: perf_counter",
+    )
+    p.add_argument(
+        "--budget",
+        type=int,
+        help="one budget for every size instead of the defaults (4096: a 2k document fits)",
     )
     p.add_argument("--no-grid", action="store_true")
     p.add_argument("--scaling", action="store_true")

@@ -1,6 +1,7 @@
 """Hash what ``build_context`` (and the paths built on it) return over a sample of the public
 datasets, so that a refactor can show it changed no context: run it on the old code and on
-the new, and compare the two files.
+the new, and compare the two files. ``--budgets`` replaces the budgets (24, 96, 400); a
+large one (4096) sends most documents whole, through the count-first exit.
 
     PYTHONPATH=src python benchmarks/context_hashes.py --out /tmp/new.json
     python benchmarks/context_hashes.py --compare /tmp/old.json /tmp/new.json
@@ -90,7 +91,12 @@ def _unscored(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+#: How many contexts deferred their units (issue 27, session 6: the count-first exit).
+DEFERRED = [0]
+
+
 def _ctx(ctx: Any) -> str:
+    DEFERRED[0] += "_pending" in vars(ctx)
     d = ctx.to_dict()
     if WITHOUT_SCORES:
         d = _unscored(d)
@@ -114,7 +120,7 @@ def _drop_scores(obj: Any) -> Any:
     return obj
 
 
-def run(per_source: int) -> dict[str, str]:
+def run(per_source: int, budgets: tuple[int, ...] = BUDGETS) -> dict[str, str]:
     import budgetctx
     from budgetctx.batch import ContextBuilder
 
@@ -125,7 +131,7 @@ def run(per_source: int) -> dict[str, str]:
     for doc_id, text in docs:
         for unitizer in unitizers:
             for selector in selectors:
-                for budget in BUDGETS:
+                for budget in budgets:
                     key = f"build|{doc_id}|{unitizer}|{selector}|{budget}"
                     try:
                         out[key] = _ctx(
@@ -138,7 +144,7 @@ def run(per_source: int) -> dict[str, str]:
     # several documents, a query, pins, reserve, truncate
     texts = [t for _, t in docs[: 3 * per_source : per_source]]
     for selector in selectors:
-        for budget in BUDGETS:
+        for budget in budgets:
             for extra in (
                 {},
                 {"query": "treatment outcome"},
@@ -153,7 +159,7 @@ def run(per_source: int) -> dict[str, str]:
     for doc_id, text in docs[::3]:
         prepared = budgetctx.prepare(text, query="patient")
         for selector in selectors:
-            for budget in BUDGETS:
+            for budget in budgets:
                 key = f"prepared|{doc_id}|{selector}|{budget}"
                 out[key] = _ctx(prepared.select(budget, selector=selector))
     # chats
@@ -181,6 +187,7 @@ def main() -> None:
     parser.add_argument("--per-source", type=int, default=4)
     parser.add_argument("--compare", nargs=2, type=Path)
     parser.add_argument("--without-scores", action="store_true")
+    parser.add_argument("--budgets", nargs="+", type=int, default=list(BUDGETS))
     args = parser.parse_args()
     global WITHOUT_SCORES
     WITHOUT_SCORES = args.without_scores
@@ -192,10 +199,13 @@ def main() -> None:
         for k in diff[:20]:
             print("  differs:", k)
         sys.exit(1 if diff or set(old) != set(new) else 0)
-    hashes = run(args.per_source)
+    hashes = run(args.per_source, tuple(args.budgets))
     assert args.out is not None, "pass --out FILE"
     args.out.write_text(json.dumps(hashes, indent=0, sort_keys=True))
-    print(f"{len(hashes)} results hashed into {args.out}")
+    print(
+        f"{len(hashes)} results hashed into {args.out}; {DEFERRED[0]} contexts came from the "
+        "count-first exit (their units computed when to_dict() read them)"
+    )
 
 
 if __name__ == "__main__":

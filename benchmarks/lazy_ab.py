@@ -6,9 +6,15 @@ tree's package, so both run on the same segmenter, tokenizer, TF-IDF and selecto
 the pipeline differs (use it only for trees whose other modules match, as they do for part E).
 Calls alternate floor / before / after on the same document, CPU time, medians; each cell is
 ``median(build_context) / median(floor)`` with the floor tiktoken's ``encode_ordinary`` of the
-document (``bench_floor.py``'s). "fits" is MMR at a budget the document fits whole.
+document (``bench_floor.py``'s). "fits" is MMR at a budget the document fits whole
+(its count + 64); "fits:SEL" the same with another selector; "units:SEL" a fitting document
+whose ``ctx.units`` is read in the timed call (session 6, part I: the count-first exit defers
+them to that read); "near:SEL" a budget 64 tokens under the count (the document does not fit,
+but is short enough to be counted first, which then costs one encoding more).
 
     PYTHONPATH=src python benchmarks/lazy_ab.py --before /work/main/src --sizes 2k 64k
+    PYTHONPATH=src python benchmarks/lazy_ab.py --before /work/main/src --sizes 2k \
+        --cases fits fits:lead fits:auto units:mmr near:mmr mmr
 """
 
 from __future__ import annotations
@@ -57,14 +63,27 @@ def main() -> int:
         for name, text in bf.documents(root, tok, label):
             n_tokens = tok.count(text)
             for case in args.cases:
-                sel = "mmr" if case == "fits" else case
-                budget = n_tokens + 64 if case == "fits" else bf.BUDGETS.get(label, 2048)
+                kind, _, sel = case.partition(":")
+                sel = sel or ("mmr" if kind in ("fits", "units", "near") else kind)
+                budget = {"fits": n_tokens + 64, "units": n_tokens + 64, "near": n_tokens - 64}
+                budget_of = budget.get(kind, bf.BUDGETS.get(label, 2048))
+                read = kind == "units"
 
-                def call(mod: Any, sel: str = sel, budget: int = budget, text: str = text) -> Any:
-                    return mod.build_context(text, budget, selector=sel)
+                def call(
+                    mod: Any,
+                    sel: str = sel,
+                    budget: int = budget_of,
+                    text: str = text,
+                    read: bool = read,
+                ) -> Any:
+                    ctx = mod.build_context(text, budget, selector=sel)
+                    if read:
+                        _ = ctx.units
+                    return ctx
 
                 a, b = call(before), call(after)  # warm-up, and the same selection
                 assert (a.text, a.kept_ids) == (b.text, b.kept_ids), (name, case)
+                assert a.to_dict().keys() == b.to_dict().keys()
                 fl: list[float] = []
                 tb: list[float] = []
                 ta: list[float] = []

@@ -95,8 +95,11 @@ def test_selectors_that_read_the_encoding_encode_once_per_document(
         assert {"phi", "rho"} <= set(ctx.stats)
         assert all(isinstance(u.relevance, float) for u in ctx.units)
     assert encodes == [len(doc.segmentation.units)] and doc.represented
-    # a router reads the route statistics even when the document fits
-    build_context(sample_note, 100_000, selector="auto")
+    # a router reads the route statistics even when the document fits, but build_context
+    # sends a fitting document before routing: the route is made when it is read (part I)
+    ctx = build_context(sample_note, 100_000, selector="auto")
+    assert len(encodes) == 1
+    assert ctx.route is not None and {"phi", "rho"} <= set(ctx.stats)
     assert len(encodes) == 2
 
 

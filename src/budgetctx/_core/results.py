@@ -7,7 +7,10 @@ the router or the pipeline.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+import threading
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
 __all__ = ["Context", "DocumentStats", "DocumentSummary", "RouteDecision", "SelectedUnit"]
@@ -120,7 +123,9 @@ class SelectedUnit:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (spans become lists)."""
-        out = asdict(self)
+        # what asdict gives, without its deep copy of values that cannot change (numbers,
+        # strings): a context's units were most of a fitting document's to_dict (issue 27)
+        out = {name: getattr(self, name) for name in _UNIT_FIELDS}
         out["spans"] = [list(s) for s in self.spans]
         out["unit_spans"] = [list(s) for s in self.unit_spans]
         return out
@@ -150,7 +155,7 @@ class DocumentSummary:
     metadata: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        out = {name: getattr(self, name) for name in _SUMMARY_FIELDS}  # numbers and strings
         out["metadata"] = dict(self.metadata) if self.metadata is not None else None
         return out
 
@@ -174,6 +179,13 @@ class Context:
     The selector is recorded once per role: ``selector`` is the name of the one that ran
     (whatever chose it), ``params["selector"]`` its parameters, and ``route`` (set only when a
     router chose) the spec it picked and why.
+
+    A document that fits the budget is counted and sent whole without being segmented
+    (issue 27): its ``units``, ``n_units`` and ``documents`` (and, when they depend on the
+    units, ``params``, or with a router ``selector``, ``relevance_source``, ``stats`` and
+    ``route``) are computed on first read, once, and are then what they would have been had
+    they been computed at once. ``text``, ``tokens_used``, ``document_tokens`` and ``reason``
+    never wait. Pickling, comparing or ``to_dict()`` read them all.
     """
 
     text: str
@@ -221,9 +233,20 @@ class Context:
     def kept_ids(self) -> tuple[int, ...]:
         return tuple(u.id for u in self.units)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A deferred context pickles what it defers, computed (a worker's context is read
+        # in another process, which cannot run the computation's closure).
+        _fill(self)
+        return {k: v for k, v in self.__dict__.items() if k != _PENDING}
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (spans become lists)."""
-        out = asdict(self)
+        # asdict's result, field by field: the dicts copied as asdict copies them, the units,
+        # documents and route by their own to_dict (asdict converted them twice)
+        out = {
+            name: _plain(value) if isinstance(value, dict) else value
+            for name, value in ((n, getattr(self, n)) for n in _CONTEXT_FIELDS)
+        }
         out["tokens_saved"] = self.tokens_saved
         out["units"] = [u.to_dict() for u in self.units]
         out["excluded"] = list(self.excluded)
@@ -231,3 +254,138 @@ class Context:
         out["route"] = self.route.to_dict() if self.route is not None else None
         out["documents"] = [d.to_dict() for d in self.documents]
         return out
+
+
+#: Field names in order, read by the to_dict methods (``dataclasses.fields`` on each call was
+#: a fifth of their time).
+_UNIT_FIELDS = tuple(f.name for f in fields(SelectedUnit))
+_SUMMARY_FIELDS = tuple(f.name for f in fields(DocumentSummary))
+_CONTEXT_FIELDS = tuple(f.name for f in fields(Context))
+
+
+def _plain(obj: Any) -> Any:
+    """What :func:`dataclasses.asdict` makes of a value inside a dataclass: dataclasses as
+    dicts, lists, tuples and dicts rebuilt, anything else deep-copied."""
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return asdict(obj)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*[_plain(v) for v in obj])
+    if isinstance(obj, list | tuple):
+        return type(obj)(_plain(v) for v in obj)
+    if isinstance(obj, dict):
+        return type(obj)((_plain(k), _plain(v)) for k, v in obj.items())
+    return copy.deepcopy(obj)
+
+
+#: The fields a context may compute on first read (issue 27: a document sent whole is not
+#: segmented unless its units are read); see :func:`deferred_context`.
+DEFERRABLE = (
+    "units",
+    "excluded",
+    "n_units",
+    "documents",
+    "params",
+    "selector",
+    "relevance_source",
+    "stats",
+    "route",
+)
+#: Where a deferred context keeps what computes its deferred fields, until it has run.
+_PENDING = "_pending"
+
+
+class _Pending:
+    """The computation of a deferred context's fields: run once, under a lock, so that two
+    threads reading ``units`` at once get the same tuple. ``alone`` computes some fields on
+    their own, more cheaply than the whole context (the route statistics of a fixed
+    selector read the text only)."""
+
+    __slots__ = ("alone", "compute", "lock", "names")
+
+    def __init__(
+        self,
+        compute: Callable[[], Context],
+        names: tuple[str, ...],
+        alone: Mapping[str, Callable[[], Any]],
+    ) -> None:
+        self.compute: Callable[[], Context] | None = compute
+        self.names = names
+        self.alone = dict(alone)
+        self.lock = threading.Lock()
+
+    def fill(self, ctx: Context, name: str | None = None) -> None:
+        """Compute ``name`` (every deferred field when None) unless it is there already."""
+        found = ctx.__dict__
+        with self.lock:
+            if name is not None and name in found:
+                return
+            one = self.alone.pop(name, None) if name is not None else None
+            if one is not None:
+                found[name] = one()  # type: ignore[index]  # name is not None here
+                return
+            compute = self.compute
+            if compute is None:
+                return
+            full = compute()
+            # What was known at once must be what the computation says (same code path).
+            assert (full.text, full.tokens_used, full.reason) == (
+                ctx.text,
+                ctx.tokens_used,
+                ctx.reason,
+            ), "a deferred context's computation disagrees with its text"
+            for n in self.names:
+                # a field computed alone keeps the object its first reader got
+                found.setdefault(n, full.__dict__[n])
+            self.compute = None  # done: let the documents and options it held go
+            self.alone.clear()
+
+
+def _fill(ctx: Context, name: str | None = None) -> None:
+    pending: _Pending | None = ctx.__dict__.get(_PENDING)
+    if pending is not None:
+        pending.fill(ctx, name)
+        if pending.compute is None:
+            ctx.__dict__.pop(_PENDING, None)
+
+
+def _deferrable(name: str) -> property:
+    """A field read from the instance, computed first if it was deferred."""
+
+    def get(self: Context) -> Any:
+        found = self.__dict__
+        if name not in found:
+            _fill(self, name)
+            if name not in found:
+                raise AttributeError(name)
+        return found[name]
+
+    def put(self: Context, value: Any) -> None:
+        # only the dataclass's __init__ (object.__setattr__) gets here: the frozen class's
+        # own __setattr__ refuses assignment before any descriptor is asked
+        self.__dict__[name] = value
+
+    return property(get, put, doc=f"``{name}`` (computed on first read when deferred).")
+
+
+for _name in DEFERRABLE:
+    setattr(Context, _name, _deferrable(_name))
+
+
+def deferred_context(
+    compute: Callable[[], Context],
+    deferred: Collection[str],
+    /,
+    alone: Mapping[str, Callable[[], Any]] | None = None,
+    **known: Any,
+) -> Context:
+    """A :class:`Context` whose ``deferred`` fields (of :data:`DEFERRABLE`) are computed on
+    first read, by ``compute()`` (which returns the whole context: the same code that would
+    have made it at once, so the values are the same), or for a field in ``alone`` by its own
+    function; ``known`` are the other fields."""
+    names = tuple(n for n in DEFERRABLE if n in deferred or n in (alone or {}))
+    placeholders: dict[str, Any] = dict.fromkeys(names)
+    ctx = Context(**placeholders, **known)
+    for n in names:
+        del ctx.__dict__[n]
+    ctx.__dict__[_PENDING] = _Pending(compute, names, alone or {})
+    return ctx

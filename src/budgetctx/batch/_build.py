@@ -139,7 +139,12 @@ class ContextBuilder:
             # match nothing (a warning) and a unit id could be out of range.
             check_pins(opts.pin)
             probe = self.options.replace(pin=None)
-            _build("Probe sentence one. Probe sentence two.", self.budget, probe, self._selector)
+            ctx = _build(
+                "Probe sentence one. Probe sentence two.", self.budget, probe, self._selector
+            )
+            # a probe that fits is only counted (issue 27's count-first exit): reading its
+            # units runs the rest (the unitizer, the segments' counts) as it did before
+            _ = ctx.units
 
     def __call__(self, document: Any) -> Context:
         """The context of ``document`` at the builder's budget."""

@@ -12,12 +12,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from budgetctx._core.results import Context, DocumentStats, DocumentSummary, RouteDecision
+from budgetctx._core.results import (
+    Context,
+    DocumentStats,
+    DocumentSummary,
+    RouteDecision,
+    deferred_context,
+)
 from budgetctx._core.validation import Boolean, check, short_repr
 from budgetctx._errors import InputError, InvalidParameterError
 from budgetctx.build._documents import (
@@ -26,6 +32,7 @@ from budgetctx.build._documents import (
     combine,
     normalise_documents,
 )
+from budgetctx.build._fits import combined_turns, dialogue_turns, whole_text
 from budgetctx.build._options import (
     DEFAULT_SELECTOR,
     BuildOptions,
@@ -34,7 +41,12 @@ from budgetctx.build._options import (
 )
 from budgetctx.build._options import RULES as _CONSTRAINTS  # noqa: F401  # the old name
 from budgetctx.build._pins import Pin, pinned_units, unit_sections
-from budgetctx.build._prepare import blas_threads, count_segmentations, separator_slack
+from budgetctx.build._prepare import (
+    Encoded,
+    blas_threads,
+    count_segmentations,
+    separator_slack,
+)
 from budgetctx.build._render import Piece, fit_budget, render, selected_units
 from budgetctx.profiles import ClinicalProfile, get_profile
 from budgetctx.representations import (
@@ -103,7 +115,8 @@ def validate_text(text: object) -> str:
             "document. Extract the text first (for a PDF, use a PDF-to-text tool).",
             value=nul,
         )
-    bad = _SURROGATE.search(text)
+    # an ASCII string (a flag CPython keeps, read in O(1)) holds no surrogate: no regex scan
+    bad = None if text.isascii() else _SURROGATE.search(text)
     if bad is not None:
         raise InputError(
             f"text contains a lone surrogate (U+{ord(bad.group()):04X}) at offset {bad.start()}: "
@@ -243,19 +256,12 @@ class PreparedDocument:
         stats = self.dialogues or tuple(
             turn_statistics(s.document) for s in self.document_segmentations
         )
-        found = [
-            (len(s.document), t)
-            for s, t in zip(self.document_segmentations, stats, strict=True)
-            if t is not None
-        ]
-        if len(found) <= 1:
-            return found[0][1] if found else None
-        total = sum(n for n, _ in found)
-        return TurnStatistics(
-            *(
-                round(sum(n * getattr(t, f) for n, t in found) / total, 6)
-                for f in ("backchannel_share", "hesitation_rate", "mean_turn_words")
-            )
+        return combined_turns(
+            [
+                (len(s.document), t)
+                for s, t in zip(self.document_segmentations, stats, strict=True)
+                if t is not None
+            ]
         )
 
     @cached_property
@@ -416,6 +422,40 @@ def _validate_documents(documents: object) -> tuple[str | None, list[Document] |
     return None, docs
 
 
+def _query(query: str | None) -> str | None:
+    """A blank query is no query."""
+    return None if query is not None and not query.strip() else query
+
+
+def _components(
+    tokenizer: str | Tokenizer,
+    unitizer: str | Unitizer,
+    representation: str | Representation,
+    unitizer_options: Mapping[str, Any] | None,
+) -> tuple[Tokenizer, Unitizer, Representation]:
+    """The tokenizer, unitizer and representation of one call (each checks its options)."""
+    return (
+        get_tokenizer(tokenizer),
+        get_unitizer(unitizer, **dict(unitizer_options or {})),
+        get_representation(representation),
+    )
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """One call's input validated and components resolved, by the count-first exit, for the
+    preparation that follows when the input does not fit (or its units are read): ``text`` or
+    ``docs`` as :func:`_validate_documents` gives them, and each document's count and
+    encoding (:func:`~budgetctx.build._prepare.encode_texts`) when it was counted."""
+
+    text: str | None
+    docs: list[Document] | None
+    tokenizer: Tokenizer
+    unitizer: Unitizer
+    representation: Representation
+    encoded: list[Encoded] | None
+
+
 def _prepare(
     documents: Documents,
     *,
@@ -430,15 +470,20 @@ def _prepare(
     document_header: str | None = "[{id}]",
     document_separator: str = "\n",
     profile: str | ClinicalProfile | None = None,
+    checked: _Checked | None = None,
 ) -> PreparedDocument:
-    """:func:`prepare` once its options are checked."""
+    """:func:`prepare` once its options are checked; ``checked``: ``documents`` validated,
+    the components resolved and the documents encoded by the count-first exit
+    (:func:`_whole_if_fits`), which are not done again (``documents`` is then not read)."""
     t_start = time.perf_counter()
-    text, docs = _validate_documents(documents)
-    if query is not None and not query.strip():
-        query = None
-    tok = get_tokenizer(tokenizer)
-    unit = get_unitizer(unitizer, **dict(unitizer_options or {}))
-    rep = get_representation(representation)
+    if checked is None:
+        text, docs = _validate_documents(documents)
+        tok, unit, rep = _components(tokenizer, unitizer, representation, unitizer_options)
+        encoded = None
+    else:
+        text, docs, encoded = checked.text, checked.docs, checked.encoded
+        tok, unit, rep = checked.tokenizer, checked.unitizer, checked.representation
+    query = _query(query)
     names = {"tokenizer": tok.name, "unitizer": unit.name, "representation": rep.name}
     params = {"unitizer": unit.params(), "representation": rep.params()}
     timings: dict[str, float] = {}
@@ -484,7 +529,7 @@ def _prepare(
     timings["unitize"] = _ms(t)
     t = time.perf_counter()
     # One encoding per document gives its count and its segments' counts (see _prepare).
-    own_costs, own_totals = count_segmentations(tok, document_segmentations, separator)
+    own_costs, own_totals = count_segmentations(tok, document_segmentations, separator, encoded)
     seg_costs = np.asarray(own_costs + tok.count_batch(list(header_texts)), dtype=np.int64)
     if docs is None:
         doc_tokens = own_totals[0]
@@ -699,7 +744,105 @@ def _build(
     """:func:`build_context` once its options are checked and its selector resolved: what
     :class:`~budgetctx.batch.ContextBuilder` calls for each document."""
     _check_order(opts.order, several=not isinstance(documents, str))
-    return _prepare(documents, **opts.prepare_options())._select(budget, opts, chosen)
+    whole, checked = _whole_if_fits(documents, budget, opts, chosen)
+    if whole is not None:
+        return whole
+    return _prepare(documents, **opts.prepare_options(), checked=checked)._select(
+        budget, opts, chosen
+    )
+
+
+def _whole_if_fits(
+    documents: Documents, budget: int, opts: BuildOptions, chosen: Selector | Router
+) -> tuple[Context | None, _Checked | None]:
+    """The count-first exit (issue 27): when the input fits, its context from one count of
+    the text, with the fields that read the units (``units``, ``n_units``, ``documents``;
+    ``params`` when the profile decides on the sections; with a router, what it routes on)
+    computed on first read, by the full preparation; else None. Either way, what it checked,
+    resolved and encoded, which the preparation reads instead of doing it again.
+
+    Checks what :func:`_prepare` checks, in its order, so that bad input fails here as it
+    would there. Caller pins take the full path: a pin is checked against the units.
+    """
+    if opts.pin is not None:
+        return None, None
+    t_start = time.perf_counter()
+    text, docs = _validate_documents(documents)
+    query = _query(opts.query)
+    tok, unit, rep = _components(
+        opts.tokenizer, opts.unitizer, opts.representation, opts.unitizer_options
+    )
+    if not type(unit).__module__.startswith("budgetctx."):
+        # the exit takes "blank text" for "no units", which budgetctx's unitizers guarantee
+        return None, None
+    capacity = budget - opts.reserve
+    t = time.perf_counter()
+    whole, encoded = whole_text(
+        tok,
+        text,
+        docs,
+        capacity,
+        separator=opts.separator,
+        header=opts.document_header,
+        document_separator=opts.document_separator,
+    )
+    checked = _Checked(text, docs, tok, unit, rep, encoded)
+    if whole is None:
+        return None, checked
+    count_ms = _ms(t)
+    # one check: Router is a runtime protocol, whose isinstance costs ~10 us
+    router = chosen if isinstance(chosen, Router) else None
+    if router is not None:
+        check_tokenizer(router, tok.name)
+    known: dict[str, Any] = {
+        "text": whole.text,
+        "tokens_used": whole.tokens,
+        "budget": budget,
+        "reserve": opts.reserve,
+        "document_tokens": whole.document_tokens,
+        "tokenizer": tok.name,
+        "unitizer": unit.name,
+        "representation": rep.name,
+        "separator": opts.separator,
+        "query": query,
+        "excluded": (),
+        "reason": ("document fits" if docs is None else "documents fit")
+        + " the budget: sent whole and verbatim",
+    }
+    deferred = {"units", "n_units", "documents"}
+    alone: dict[str, Callable[[], Any]] = {}
+    if router is not None:
+        # the route reads phi and rho, which read the units' encoding
+        deferred |= {"selector", "relevance_source", "params", "stats", "route"}
+    else:
+        sel = cast(Selector, chosen)
+        known["selector"] = sel.name
+        known["relevance_source"] = NOT_ENCODED
+        # the dialogue statistics read the text's lines (0.3-0.5x the count at 2k tokens):
+        # made when read, on their own
+        texts = [whole.text] if docs is None else [d.text for d in docs]
+        alone["stats"] = lambda: _cheap_stats(
+            whole.document_tokens, capacity, dialogue_turns(texts)
+        )
+        known["route"] = None
+        if opts.profile == "auto":
+            deferred.add("params")  # the clinical profile applies if the units have its sections
+        else:
+            params = {"unitizer": unit.params(), "representation": rep.params()}
+            if opts.profile is not None:
+                params["profile"] = get_profile(opts.profile).params()
+            known["params"] = {"selector": sel.params(), **params}
+    # what the full preparation reads: the validated input (docs is a copy of the caller's
+    # list, which may change later) and the checked options
+    known["timings_ms"] = {"count": count_ms, "total": _ms(t_start)}
+    return deferred_context(
+        lambda: _prepare(documents, **opts.prepare_options(), checked=checked)._select(
+            budget, opts, chosen
+        ),
+        deferred,
+        alone,
+        **known,
+    ), None
 
 
 _check_reserve = check_reserve  # the old name
@@ -804,16 +947,18 @@ def _needs_features(
     return True
 
 
-def _cheap_stats(doc: PreparedDocument, capacity: int) -> dict[str, Any]:
+def _cheap_stats(
+    document_tokens: int, capacity: int, turns: TurnStatistics | None
+) -> dict[str, Any]:
     """The route statistics that need no encoding: length, budget ratio and the dialogue's;
     phi and rho (relevance and adjacent similarity) are left out."""
     out = document_stats(
         relevance=np.zeros(0),
         unit_costs=np.zeros(0, dtype=np.int64),
         adjacency=np.zeros(0),
-        document_tokens=doc.document_tokens,
+        document_tokens=document_tokens,
         budget=capacity,
-        turns=doc.turn_statistics,
+        turns=turns,
     ).to_dict()
     del out["phi"], out["rho"]
     return out
@@ -1024,7 +1169,9 @@ def _select(
         "query": doc.query,
         "params": {"selector": sel.params(), **doc.params},
         "relevance_source": problem.features.relevance_source,
-        "stats": full_stats.to_dict() if full_stats is not None else _cheap_stats(doc, capacity),
+        "stats": full_stats.to_dict()
+        if full_stats is not None
+        else _cheap_stats(doc.document_tokens, capacity, doc.turn_statistics),
         "route": route,
         "selector": sel.name,
         "document_tokens": doc.document_tokens,

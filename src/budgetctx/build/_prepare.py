@@ -7,12 +7,23 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from budgetctx.tokenizers import TiktokenTokenizer, Tokenizer
 from budgetctx.unitizers import Segmentation
 
-__all__ = ["BLAS_THREADS_ENV", "blas_threads", "count_segmentations", "separator_slack"]
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+__all__ = [
+    "BLAS_THREADS_ENV",
+    "Encoded",
+    "blas_threads",
+    "count_segmentations",
+    "encode_texts",
+    "separator_slack",
+]
 
 #: Selectors whose selection multiplies matrices through BLAS (weighted coverage sums);
 #: least_divergence (what ``auto`` runs) runs RCD among its candidates (issue 21, fourth pass:
@@ -49,13 +60,34 @@ def blas_threads(selector: str) -> Iterator[None]:
         yield
 
 
+#: A text's count, and its encoding where the tokenizer can map one back to segments
+#: (:func:`encode_texts`).
+Encoded = tuple[int, "NDArray[np.uint32] | None"]
+
+
+def encode_texts(tok: Tokenizer, texts: Sequence[str]) -> list[Encoded]:
+    """Each text's count, with its encoding when ``tok`` is tiktoken's (which
+    :func:`count_segmentations` then reads again instead of encoding the text twice)."""
+    if isinstance(tok, TiktokenTokenizer):
+        out: list[Encoded] = []
+        for t in texts:
+            ids = tok._encode_array(t)
+            out.append((len(ids), ids))
+        return out
+    return [(n, None) for n in tok.count_batch(texts)]
+
+
 def count_segmentations(
-    tok: Tokenizer, segmentations: Sequence[Segmentation], separator: str
+    tok: Tokenizer,
+    segmentations: Sequence[Segmentation],
+    separator: str,
+    encoded: Sequence[Encoded] | None = None,
 ) -> tuple[list[int], list[int]]:
     """Per segment (all documents, in order): ``count(segment + separator)``; per document:
     ``count(document)``. Exact either way: a tokenizer with ``count_segments`` (tiktoken's
     encodings) reads segment counts from one encoding of the document, any other counts each
-    segment and the document on its own.
+    segment and the document on its own. ``encoded``: each document's :func:`encode_texts`,
+    when it was counted already (the count-first exit, issue 27), so it is not encoded again.
 
     >>> from budgetctx.tokenizers import get_tokenizer
     >>> from budgetctx.unitizers import get_unitizer
@@ -66,13 +98,17 @@ def count_segmentations(
     costs: list[int] = []
     totals: list[int] = []
     count_segments = getattr(tok, "count_segments", None)
-    for seg in segmentations:
+    for k, seg in enumerate(segmentations):
         spans = [(g.start, g.end) for g in seg.segments]
+        known = encoded[k] if encoded is not None else None
         if count_segments is not None:
-            own, total = count_segments(seg.document, spans, separator)
+            if known is not None and known[1] is not None:
+                own, total = count_segments(seg.document, spans, separator, ids=known[1])
+            else:
+                own, total = count_segments(seg.document, spans, separator)
         else:
             own = tok.count_batch([g.text + separator for g in seg.segments])
-            total = tok.count(seg.document)
+            total = tok.count(seg.document) if known is None else known[0]
         costs.extend(own)
         totals.append(int(total))
     return costs, totals

@@ -345,16 +345,23 @@ class TiktokenTokenizer:
         return [len(encode_ordinary(enc, t)) for t in texts]
 
     def count_segments(
-        self, text: str, spans: Sequence[tuple[int, int]], separator: str
+        self,
+        text: str,
+        spans: Sequence[tuple[int, int]],
+        separator: str,
+        *,
+        ids: NDArray[np.uint32] | None = None,
     ) -> tuple[list[int], int]:
         """``count(text[a:b] + separator)`` for every span and ``count(text)``, from one
         encoding of ``text`` and one of the spans' first and last words (see
-        :func:`_segment_counts`); equal to counting each span on its own.
+        :func:`_segment_counts`); equal to counting each span on its own. ``ids``: the
+        encoding of ``text`` (``_encode_array``) when the caller has it already.
 
         >>> TiktokenTokenizer().count_segments("Chest pain. No fever.", [(0, 11), (12, 21)], "\\n")
         ([3, 3], 6)
         """
-        ids = self._encode_array(text)
+        if ids is None:
+            ids = self._encode_array(text)
         lengths = _token_bytes(self._name)
         if lengths is None or self._name not in _SPACE_BOUNDARY_PATTERNS:
             return self.count_batch([text[a:b] + separator for a, b in spans]), len(ids)
