@@ -85,7 +85,7 @@ class HierarchicalSelector(Component, name="hierarchical"):
         may_anchor = np.ones(n, dtype=bool) if keep is None else keep
         order: list[int] = []
         gains: list[float] = []
-        frontier = np.zeros(n, dtype=bool)
+        frontier: set[int] = set()  # unselected units next to a selected one
         overflow: int | None = None
 
         def take(e: int) -> None:
@@ -93,15 +93,19 @@ class HierarchicalSelector(Component, name="hierarchical"):
             tracker.add(e)
             marginal.take(e)
             order.append(e)
-            frontier[e] = False
+            frontier.discard(e)
             for nb in (e - 1, e + 1):
                 if 0 <= nb < n and not tracker.is_selected[nb]:
-                    frontier[nb] = True
+                    frontier.add(nb)
 
         def fitting(mask: NDArray[np.bool_]) -> NDArray[np.int64]:
-            return np.flatnonzero(
-                mask & ~tracker.is_selected & (tracker.marginal <= tracker.remaining)
-            )
+            free = mask & ~tracker.is_selected & (tracker.marginal <= tracker.remaining)
+            return np.flatnonzero(free)
+
+        def fitting_neighbours() -> NDArray[np.int64]:
+            # in index order, so that ties go to the earliest unit as everywhere else
+            units = np.array(sorted(frontier), dtype=np.int64)
+            return units[tracker.marginal[units] <= tracker.remaining]
 
         # Anchors: the best units (by relevance, less redundancy to the anchors already
         # taken when lambda_ < 1) until anchor_share of the budget is spent.
@@ -122,7 +126,7 @@ class HierarchicalSelector(Component, name="hierarchical"):
         # Context: the best unit adjacent to the selection, until none fits; then a new
         # anchor, and so on until nothing fits.
         while True:
-            e = marginal.best(fitting(frontier))
+            e = marginal.best(fitting_neighbours())
             if e is None:
                 e = marginal.best(fitting(may_anchor))
             if e is None:

@@ -57,6 +57,11 @@ class MarginalScore:
         self.lambda_ = lambda_
         self.cost_exponent = cost_exponent
         self._tracker = tracker
+        # a unit's cost changes only where units share segments (overlapping windows)
+        self._overlapping = problem.overlapping
+        self._scale: FloatArray | None = None
+        if cost_exponent != 0 and not problem.overlapping:
+            self._scale = np.maximum(problem.unit_costs, 1).astype(np.float64) ** cost_exponent
         self._kernel = problem.features.kernel if lambda_ < 1 else None
         self._redundancy = np.zeros(problem.n)
 
@@ -73,9 +78,11 @@ class MarginalScore:
         s = self.scores(units)
         if self.cost_exponent == 0:
             return s
-        scale = np.maximum(self._tracker.marginal[units], 1).astype(np.float64) ** (
-            self.cost_exponent
-        )
+        if self._scale is not None:
+            scale = self._scale[units]
+        else:
+            costs = np.maximum(self._tracker.marginal[units], 1).astype(np.float64)
+            scale = costs**self.cost_exponent
         out: FloatArray = np.where(s >= 0, s / scale, s * scale)
         return out
 
