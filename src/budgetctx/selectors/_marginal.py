@@ -57,8 +57,8 @@ class MarginalScore:
         self.lambda_ = lambda_
         self.cost_exponent = cost_exponent
         self._tracker = tracker
-        # a unit's cost changes only where units share segments (overlapping windows)
-        self._overlapping = problem.overlapping
+        # a unit's cost changes only where units share segments (overlapping windows): the
+        # scales of the others are computed once
         self._scale: FloatArray | None = None
         if cost_exponent != 0 and not problem.overlapping:
             self._scale = np.maximum(problem.unit_costs, 1).astype(np.float64) ** cost_exponent
