@@ -30,6 +30,14 @@ the reference is read only to score. Differences are paired bootstraps over docu
 
     nice -n 10 python benchmarks/released_compare.py --released ../ACL_budget_paper \\
         --datasets cochrane --splits validation test --out /tmp/released_cochrane.json
+
+``--rescore SAVED.json ...`` re-runs only budgetctx's side (``--selectors``) on the documents
+and budgets of saved results and pairs it with their released side as saved: the released
+code is deterministic and slow (hours on L-Eval's transcripts), so a change of ours can be
+tried against it in seconds::
+
+    python benchmarks/released_compare.py --rescore /tmp/released_cochrane.json \\
+        --selectors hierarchical sliding graphcluster
 """
 
 from __future__ import annotations
@@ -222,6 +230,79 @@ def examples(dataset: str, split: str, data_dir: str) -> list[Any]:
     return out
 
 
+def prepared(ex: Any, specs: list[str]) -> dict[str, Any]:
+    """The example prepared once per unitizer the specs name (sentences always)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", BudgetCtxWarning)
+        return {
+            u: prepare(ex.document, query=ex.query, unitizer=u)
+            for u in dict.fromkeys(["sentence", *(split_spec(s)[1] for s in specs)])
+        }
+
+
+def ours(
+    docs: dict[str, Any],
+    specs: list[str],
+    budget: int,
+    reference: str,
+    score: Callable[[str, str], float],
+    *,
+    keep_text: bool,
+) -> dict[str, Any]:
+    """budgetctx's side of one row: each spec's score and tokens (and context)."""
+    row: dict[str, Any] = {}
+    for spec in specs:
+        selector, unitizer = split_spec(spec)
+        name, options = parse_selector_spec(selector)
+        ctx = docs[unitizer].select(budget, selector=name, selector_options=options)
+        row[f"ours:{spec}"] = score(ctx.text, reference)
+        row[f"ours:{spec}:tokens"] = ctx.tokens_used
+        if keep_text:
+            row[f"ours:{spec}:text"] = ctx.text
+    return row
+
+
+def rescore(args: argparse.Namespace, saved: list[dict[str, Any]]) -> dict[str, Any]:
+    """budgetctx's side re-run on the documents and budgets of saved results, paired with the
+    released side *as saved* (it is deterministic, and minutes to hours to re-run): for
+    trying a change of ours against the released code without running it again. Only the
+    released columns of the counterparts the specs need are kept."""
+    rouge = Rouge(use_stemmer=True)
+    specs = args.selectors
+    pairs_now = {spec: counterpart(spec, args.pipeline_selector) for spec in specs}
+    rows: list[dict[str, Any]] = []
+    result = {"selectors": specs, "pairs": pairs_now, "budgets": saved[0]["budgets"], "rows": rows}
+
+    def score(text: str, reference: str) -> float:
+        return float(rouge.score(text, reference).to_dict()["rouge1"]["f"])
+
+    old = [r for res in saved for r in res["rows"]]
+    for r in old:
+        missing = {n for n in pairs_now.values() if f"released:{n}:fit" not in r}
+        if missing:
+            raise ValueError(f"the saved results hold no released {sorted(missing)}")
+    by_doc: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for r in old:
+        by_doc.setdefault((r["dataset"], r["split"], r["id"]), []).append(r)
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for (ds, split, doc_id), doc_rows in by_doc.items():
+        if (ds, split) not in found:
+            found[(ds, split)] = {e.id: e for e in examples(ds, split, args.data_dir)}
+        ex = found[(ds, split)][doc_id]
+        docs = prepared(ex, specs)
+        for r in doc_rows:
+            row = {k: r[k] for k in ("dataset", "split", "id", "budget")}
+            row.update(
+                ours(docs, specs, r["budget"], ex.reference, score, keep_text=args.keep_text)
+            )
+            for n in set(pairs_now.values()):
+                for mode in MODES:
+                    for key in (f"released:{n}:{mode}", f"released:{n}:{mode}:tokens"):
+                        row[key] = r[key]
+            rows.append(row)
+    return result
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     rouge = Rouge(use_stemmer=True)
     theirs = released_selectors(Path(args.released), args.pipeline_selector)
@@ -240,25 +321,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if args.limit and len(exs) > args.limit:  # spread over the split, as peer_grid does
                 exs = [exs[round(i * len(exs) / args.limit)] for i in range(args.limit)]
             for ex in exs:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", BudgetCtxWarning)
-                    docs = {
-                        u: prepare(ex.document, query=ex.query, unitizer=u)
-                        for u in dict.fromkeys(["sentence", *(split_spec(s)[1] for s in specs)])
-                    }
+                docs = prepared(ex, specs)
                 doc = docs["sentence"]
                 count = doc.tokenizer.count
                 words = len(ex.document.split())
                 for b in args.budgets:
                     row: dict[str, Any] = {"dataset": ds, "split": split, "id": ex.id, "budget": b}
-                    for spec in specs:
-                        selector, unitizer = split_spec(spec)
-                        name, options = parse_selector_spec(selector)
-                        ctx = docs[unitizer].select(b, selector=name, selector_options=options)
-                        row[f"ours:{spec}"] = score(ctx.text, ex.reference)
-                        row[f"ours:{spec}:tokens"] = ctx.tokens_used
-                        if args.keep_text:
-                            row[f"ours:{spec}:text"] = ctx.text
+                    row.update(ours(docs, specs, b, ex.reference, score, keep_text=args.keep_text))
                     for name in sorted(set(pairs.values())):
                         f = theirs[name]
                         at = functools.partial(f, ds, ex.document)
@@ -402,6 +471,13 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--load", type=Path, nargs="+", help="print the tables of saved results")
     ap.add_argument(
+        "--rescore",
+        type=Path,
+        nargs="+",
+        help="re-run budgetctx's --selectors on the documents of saved results (--keep-text "
+        "not needed), paired with their released side as saved; no --released needed",
+    )
+    ap.add_argument(
         "--pipeline-selector",
         default="mmr",
         choices=["lead", "mmr", "facility"],
@@ -416,6 +492,18 @@ def main() -> None:
         table(merged)
         print()
         equal_tokens_table(merged)
+        return
+    if args.rescore:
+        if not Path(args.data_dir).is_dir():
+            print(f"no shared data at {args.data_dir}: nothing to compare (pass --data-dir)")
+            return
+        try:
+            result = rescore(args, [json.loads(path.read_text()) for path in args.rescore])
+        except ValueError as exc:
+            ap.error(str(exc))
+        if args.out:
+            args.out.write_text(json.dumps(result))
+        equal_tokens_table(result)
         return
     if not args.released or not (Path(args.released) / "rcd.py").is_file():
         ap.error(

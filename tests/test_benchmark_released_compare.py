@@ -91,6 +91,38 @@ def test_equal_tokens_pools_tasks_and_splits_and_flags_the_line(rc: ModuleType) 
     assert cells["test"]["ours_tokens"] == 250 and cells["test"]["theirs_tokens"] == 240
 
 
+def test_rescore_reruns_ours_and_keeps_the_released_side_as_saved(
+    rc: ModuleType, sample_note: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from argparse import Namespace
+    from types import SimpleNamespace
+
+    ex = SimpleNamespace(id="n1", document=sample_note, query=None, reference=sample_note[:400])
+    monkeypatch.setattr(rc, "examples", lambda ds, split, data_dir: [ex])
+    saved_row = {"dataset": "mtsamples", "split": "validation", "id": "n1", "budget": 128}
+    saved_row |= {"ours:sliding": -1.0, "ours:sliding:tokens": -1}  # stale: not carried over
+    for mode in rc.MODES:
+        saved_row |= {f"released:sliding:{mode}": 0.25, f"released:sliding:{mode}:tokens": 120}
+    saved = {"selectors": ["sliding"], "budgets": [128], "rows": [saved_row]}
+    args = Namespace(
+        selectors=["sliding", "mmr@window"],
+        pipeline_selector="mmr",
+        data_dir=str(tmp_path),
+        keep_text=True,
+    )
+    result = rc.rescore(args, [saved])
+    (row,) = result["rows"]
+    ctx = prepare(sample_note).select(128, selector="sliding")
+    assert row["ours:sliding:text"] == ctx.text and row["ours:sliding:tokens"] == ctx.tokens_used
+    assert 0 < row["ours:sliding"] <= 1 and row["ours:mmr@window:tokens"] <= 128
+    assert row["released:sliding:fit"] == 0.25 and row["released:sliding:ratio:tokens"] == 120
+    assert result["pairs"] == {"sliding": "sliding", "mmr@window": "sliding"}
+    assert rc.equal_tokens(result)[0]["theirs"] == 0.25
+    args.selectors = ["graphcluster"]  # its counterpart was not saved: said, not guessed
+    with pytest.raises(ValueError, match="no released"):
+        rc.rescore(args, [saved])
+
+
 RELEASED = os.environ.get("BUDGETCTX_RELEASED_DIR")
 
 

@@ -210,12 +210,13 @@ def test_select_lead_does_not_import_scipy(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("dense_limit", [4096, 8])
 def test_relevance_only_selections_build_no_kernel(sample_note: str, dense_limit: int) -> None:
-    # sliding and hierarchical read relevance only, caller pins rank by relevance, and the
-    # route statistics read each unit's similarity to the next from the rows: none of them
-    # builds the n x n product (dense) or the neighbour graph (sparse)
+    # sliding and hierarchical without its redundancy term (lambda_=1) read relevance only,
+    # caller pins rank by relevance, and the route statistics read each unit's similarity to
+    # the next from the rows: none of them builds the n x n product (dense) or the neighbour
+    # graph (sparse)
     doc = prepare(sample_note, dense_limit=dense_limit, profile=None)
-    for selector in ("sliding", "hierarchical"):
-        ctx = doc.select(150, selector=selector)
+    for selector, options in (("sliding", {}), ("hierarchical", {"lambda_": 1.0})):
+        ctx = doc.select(150, selector=selector, selector_options=options)
         assert ctx.units and {"phi", "rho"} <= set(ctx.stats)
     doc.select(60, selector="lead", pin="history of present illness")
     assert doc.represented

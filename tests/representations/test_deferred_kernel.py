@@ -39,7 +39,8 @@ def test_random_rows_in_any_column_order() -> None:
         assert np.array_equal(early, DenseKernel(kernel.G).adjacent())
 
 
-@pytest.mark.parametrize("selector", ["lead", "shuffled", "sliding", "hierarchical"])
+# hierarchical reads similarity for its redundancy term; with lambda_=1 it reads relevance only
+@pytest.mark.parametrize("selector", ["lead", "shuffled", "sliding", "hierarchical:lambda_=1"])
 def test_selectors_that_read_no_similarity_build_no_kernel(
     selector: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -27,6 +27,8 @@ from tests.selectors._problems import make_problem, random_problem
 NO_PRIOR = {"position_decay": 0.0, "min_unit_tokens": 0}
 PAPER_MMR = {"cost_exponent": 0.0, **NO_PRIOR}
 PAPER_GREEDY = {"cost_exponent": 1.0, **NO_PRIOR}
+# hierarchical and graphcluster choosing by relevance alone (no redundancy term, no priors)
+PLAIN = {"lambda_": 1.0, **PAPER_MMR}
 
 
 def test_lead_stops_at_first_unit_that_does_not_fit() -> None:
@@ -55,25 +57,25 @@ def test_shuffled_is_a_seeded_prefix_of_a_permutation() -> None:
 
 def test_sliding_finds_best_contiguous_run() -> None:
     r = [0.1, 0.9, 0.8, 0.1, 0.7]
-    assert SlidingSelector().select(make_problem(r, [1] * 5, 2)).order == (1, 2)
+    assert SlidingSelector(**NO_PRIOR).select(make_problem(r, [1] * 5, 2)).order == (1, 2)
     # two runs tie at 1.8: the earliest wins
-    assert SlidingSelector().select(make_problem(r, [1] * 5, 3)).order == (0, 1, 2)
+    assert SlidingSelector(**NO_PRIOR).select(make_problem(r, [1] * 5, 3)).order == (0, 1, 2)
 
 
 def test_sliding_skips_units_larger_than_the_budget() -> None:
-    sel = SlidingSelector().select(make_problem([1, 10, 1, 1], [1, 5, 1, 1], 2))
+    sel = SlidingSelector(**NO_PRIOR).select(make_problem([1, 10, 1, 1], [1, 5, 1, 1], 2))
     assert sel.order == (2, 3)
 
 
 def test_sliding_costs_overlapping_windows_once() -> None:
     # windows (0,1), (1,2), (2,3) over four 2-token segments: a run of all three costs 8
     problem = make_problem([1, 1, 1], [2, 2, 2, 2], 8, segments=[(0, 1), (1, 2), (2, 3)])
-    assert SlidingSelector().select(problem).order == (0, 1, 2)
+    assert SlidingSelector(**NO_PRIOR).select(problem).order == (0, 1, 2)
 
 
 def test_hierarchical_anchors_then_neighbours() -> None:
     r = [0.1, 0.2, 0.9, 0.3, 0.05, 0.8, 0.1]
-    sel = HierarchicalSelector(anchor_share=0.5).select(make_problem(r, [1] * 7, 4))
+    sel = HierarchicalSelector(anchor_share=0.5, **PLAIN).select(make_problem(r, [1] * 7, 4))
     # anchors 2 and 5 fill the anchor half; then the best neighbours 3 and 1
     assert sel.order == (2, 5, 3, 1)
 
@@ -84,7 +86,7 @@ def test_graphcluster_spreads_budget_over_components() -> None:
         K[a, b] = K[b, a] = 0.9
     problem = make_problem([0.5, 0.4, 0.3, 0.2, 0.1], [1] * 5, 3, kernel=K)
     # topic {0,1,2} earns 3 * 1.2/1.5 = 2.4 tokens (two units); topic {3,4} the rest
-    assert GraphClusterSelector(threshold=0.5).select(problem).order == (0, 1, 3)
+    assert GraphClusterSelector(threshold=0.5, **PLAIN).select(problem).order == (0, 1, 3)
 
 
 def test_mmr_penalises_redundancy() -> None:

@@ -10,7 +10,9 @@ import numpy as np
 
 from budgetctx._core.component import Component
 from budgetctx._core.validation import Constraint, Interval
-from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
+from budgetctx.selectors._base import Selection, SelectionProblem
+from budgetctx.selectors._marginal import MarginalScore
+from budgetctx.selectors._priors import allowed_units
 
 __all__ = ["GraphClusterSelector"]
 
@@ -19,11 +21,17 @@ __all__ = ["GraphClusterSelector"]
 class GraphClusterSelector(Component, name="graphcluster"):
     """Connects units whose similarity is at least ``threshold``; each connected component
     (a topic) gets a share of the budget proportional to its total relevance, spent on its
-    most relevant units. Budget a component cannot use goes to the next; what is left at the
-    end goes to the most relevant units anywhere.
+    representative units (paper 3.4). Budget a component cannot use goes to the next; what is
+    left at the end goes to the best units anywhere.
 
-    >>> GraphClusterSelector(threshold=0.3).params()
-    {'threshold': 0.3}
+    A component's units are taken best first by MMR's score, ``lambda_ * w_i r_i -
+    (1 - lambda_) * max_{j in S} k(i, j)`` per ``cost ** cost_exponent``
+    (:mod:`budgetctx.selectors._marginal`), so a component is represented by units that do not
+    repeat each other. ``lambda_=1`` (with the priors at 0, their defaults) is the old choice,
+    relevance alone.
+
+    >>> GraphClusterSelector(threshold=0.3).params()["threshold"]
+    0.3
     """
 
     # 0.2 linked most units of a long document into one component (86 % of an L-Eval
@@ -31,45 +39,92 @@ class GraphClusterSelector(Component, name="graphcluster"):
     # peripheral sentences; 0.5 was chosen on the validation splits of every public dataset
     # (issue 21, session 5, part C in docs/results.md).
     threshold: float = 0.5
+    # 0.7 (MMR's) inside components, chosen on validation (issue 21, session 6, part E); MMR's
+    # priors on top of it did not pass the same rule, so they default to off here
+    lambda_: float = 0.7
+    cost_exponent: float = 0.0
+    position_decay: float = 0.0
+    min_unit_tokens: int = 0
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "threshold": Interval(
             float, 0, 1, closed="right", fix="it is the cosine that links two units; try 0.5."
         ),
+        "lambda_": Interval(float, 0, 1, fix="1 is pure relevance, 0 pure novelty; try 0.7."),
+        "cost_exponent": Interval(
+            float, 0, 1, fix="0 ignores unit length, 1 ranks by score per token."
+        ),
+        "position_decay": Interval(
+            float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
+        ),
+        "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
     }
 
     def select(self, problem: SelectionProblem) -> Selection:
         n = problem.n
-        r = problem.relevance
         tracker = problem.tracker()
         if n == 0:
             return Selection((), ())
         from scipy.sparse.csgraph import connected_components  # heavy: imported when used
 
+        marginal = MarginalScore(
+            problem,
+            tracker,
+            lambda_=self.lambda_,
+            cost_exponent=self.cost_exponent,
+            position_decay=self.position_decay,
+            min_unit_tokens=self.min_unit_tokens,
+        )
+        r = marginal.relevance
+        keep = allowed_units(problem, min_unit_tokens=self.min_unit_tokens)
         graph = problem.features.kernel.pairs_above(self.threshold)
         n_comp, labels = connected_components(graph, directed=False)
         score = np.bincount(labels, weights=r, minlength=n_comp)
         total = float(score.sum())
         comps = np.argsort(-score, kind="stable")
-        members = [np.flatnonzero(labels == c) for c in range(n_comp)]
         order: list[int] = []
         gains: list[float] = []
+
+        def take(e: int) -> None:
+            gains.append(float(marginal.scores(np.array([e]))[0]))
+            tracker.add(e)
+            marginal.take(e)
+            order.append(e)
+
+        # each component's units, in document order (one stable sort, not a scan per component)
+        by_label = np.argsort(labels, kind="stable")
+        bounds = np.searchsorted(labels[by_label], np.arange(n_comp + 1))
         carry = 0.0
         for c in comps:
             share = problem.capacity * (score[c] / total if total > 0 else 1.0 / n_comp) + carry
             spent = 0
-            units = members[c][np.argsort(-r[members[c]], kind="stable")]
-            for e in units:
-                e = int(e)
-                cost = int(tracker.marginal[e])
-                if tracker.fits(e) and spent + cost <= share:
-                    tracker.add(e)
-                    spent += cost
-                    order.append(e)
-                    gains.append(float(r[e]))
+            members = by_label[bounds[c] : bounds[c + 1]]
+            if keep is not None:
+                members = members[keep[members]]
+            while True:
+                # the component's best unit (most relevant, less its redundancy to what is
+                # kept when lambda_ < 1) that fits both the budget and the component's share
+                cost = tracker.marginal[members]
+                room = (cost <= tracker.remaining) & (spent + cost <= share)
+                e = marginal.best(members[room & ~tracker.is_selected[members]])
+                if e is None:
+                    break
+                spent += int(tracker.marginal[e])
+                take(e)
             carry = share - spent
-        rest, rest_gains, overflow = greedy_fill(tracker, np.argsort(-r, kind="stable"), None)
-        order += rest
-        gains += [float(r[e]) for e in rest]
-        del rest_gains
+        # what is left: the best units anywhere, by the same score
+        overflow: int | None = None
+        anywhere = np.ones(n, dtype=bool) if keep is None else keep
+        while True:
+            e = marginal.best(
+                np.flatnonzero(
+                    anywhere & ~tracker.is_selected & (tracker.marginal <= tracker.remaining)
+                )
+            )
+            if e is None:
+                break
+            take(e)
+        unfit = np.flatnonzero(anywhere & ~tracker.is_selected)
+        if len(unfit):
+            overflow = marginal.best(unfit)
         return Selection(tuple(order), tuple(gains), overflow)

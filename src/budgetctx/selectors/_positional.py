@@ -11,6 +11,12 @@ import numpy as np
 from budgetctx._core.component import Component
 from budgetctx._core.validation import Boolean, Constraint, Interval
 from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
+from budgetctx.selectors._priors import (
+    DEFAULT_MIN_UNIT_TOKENS,
+    DEFAULT_POSITION_DECAY,
+    unit_weights,
+)
+from budgetctx.selectors._salience import SALIENCE_OPTION, with_salience
 
 __all__ = ["LeadSelector", "ShuffledSelector", "SlidingSelector"]
 
@@ -78,18 +84,40 @@ class ShuffledSelector(Component, name="shuffled"):
 
 @dataclass(frozen=True)
 class SlidingSelector(Component, name="sliding"):
-    """The contiguous run of units with the largest total relevance that fits the budget.
+    """The contiguous run of units with the largest total relevance that fits the budget
+    (paper 3.4).
 
     Two pointers over units in document order: linear time. Overlapping windows are costed
-    by the union of their sentences. Ties go to the earliest run.
+    by the union of their sentences. Ties go to the earliest run. Each unit counts ``w_i
+    r_i``: the lead prior and fragment rule of :mod:`budgetctx.selectors._priors` (a fragment
+    such as "OK ." adds nothing to a run's total, though a run may still pass through it),
+    chosen on validation (issue 21, session 6, part E); ``position_decay=0,
+    min_unit_tokens=0`` is plain relevance.
 
-    >>> SlidingSelector().name
-    'sliding'
+    >>> SlidingSelector().params()["min_unit_tokens"]
+    5
     """
+
+    #: without a query, the relevance read: "centroid" or "fused" (selectors._salience)
+    salience: str = "centroid"
+    position_decay: float = DEFAULT_POSITION_DECAY
+    min_unit_tokens: int = DEFAULT_MIN_UNIT_TOKENS
+
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "salience": SALIENCE_OPTION,
+        "position_decay": Interval(
+            float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
+        ),
+        "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
+    }
 
     def select(self, problem: SelectionProblem) -> Selection:
         n = problem.n
-        r = problem.relevance
+        problem = with_salience(problem, self.salience)
+        w = unit_weights(
+            problem, position_decay=self.position_decay, min_unit_tokens=self.min_unit_tokens
+        )
+        r = problem.relevance if w is None else problem.relevance * w
         seg_cost = problem.segment_costs
         cover = np.zeros(len(seg_cost), dtype=np.int64)
         cost = 0
