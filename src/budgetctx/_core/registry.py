@@ -116,6 +116,14 @@ class Registry(Generic[T]):
 
     def create(self, name: str, /, **options: Any) -> T:
         factory = self._factories[self.canonical(name)]
+        if not options:  # the common case: only the required options can be missing
+            if _required_options(factory):
+                self._check_options(name, factory, options)
+            return factory()
+        self._check_options(name, factory, options)
+        return factory(**options)
+
+    def _check_options(self, name: str, factory: Callable[..., T], options: dict[str, Any]) -> None:
         accepted = _accepted_options(factory)
         unknown = sorted(set(options) - set(accepted)) if accepted is not None else []
         if unknown:
@@ -133,7 +141,6 @@ class Registry(Generic[T]):
                 parameter=f"{self.kind}_options",
                 value=sorted(missing),
             )
-        return factory(**options)
 
     def resolve(self, spec: str | T, /, **options: Any) -> T:
         """Accept a name or an instance; names are built with ``options``."""
