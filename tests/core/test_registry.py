@@ -94,3 +94,31 @@ def test_register_validates_its_arguments(
         reg.register(name, factory, aliases=aliases)
     assert info.value.parameter == parameter
     assert "fast" not in reg.names()
+
+
+class _Needs:
+    name = "needs"
+
+    def __init__(self, *, size: int) -> None:
+        self.size = size
+
+    def spin(self) -> int:
+        return self.size
+
+
+def test_create_without_options_still_names_a_required_one() -> None:
+    reg = _registry()
+    reg.register("needs", _Needs)
+    with pytest.raises(InvalidParameterError, match=r"needs the option\(s\) \['size'\]"):
+        reg.create("needs")
+    assert reg.create("needs", size=2).spin() == 2
+    assert isinstance(reg.create("plain"), _Plain)
+
+
+def test_a_name_registered_after_use_is_found() -> None:
+    reg = _registry()
+    assert isinstance(reg.resolve("plain"), _Plain)
+    with pytest.raises(UnknownComponentError):
+        reg.resolve("late")
+    reg.register("late", _Needs)
+    assert reg.resolve("late", size=4).spin() == 4

@@ -234,7 +234,7 @@ _CHECKED: tuple[tuple[str, Constraint, object], ...] = tuple(
     for f in fields(BuildOptions)
     if "rule" in f.metadata
 )
-_DEFAULT_HEADER = _DEFAULTS["document_header"]
+_DEFAULT_HEADER: str | None = BuildOptions.document_header
 check_header_template(_DEFAULT_HEADER)
 #: The options that preparing a document reads.
 _PREPARE = (

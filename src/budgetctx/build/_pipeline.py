@@ -1171,7 +1171,7 @@ def _select(
         assert full_stats is not None  # a router always encodes (_needs_features)
         sel, route = _route(chosen, doc, full_stats, capacity)
     else:
-        sel = chosen
+        sel = cast(Selector, chosen)
     seg, tok, separator, layout = doc.segmentation, doc.tokenizer, doc.separator, doc.layout
     relevance = problem.relevance
     timings = {k: v for k, v in doc.timings_ms.items() if k != "prepare"}
