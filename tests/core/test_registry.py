@@ -122,3 +122,31 @@ def test_a_name_registered_after_use_is_found() -> None:
         reg.resolve("late")
     reg.register("late", _Needs)
     assert reg.resolve("late", size=4).spin() == 4
+
+
+def test_only_budgetctx_frozen_scalar_components_are_shared() -> None:
+    # session 6, part K: a component named without options is built once when nothing about
+    # it can change; anything else is built on every call
+    from dataclasses import FrozenInstanceError
+
+    from budgetctx.representations import get_representation
+    from budgetctx.selectors import get_selector
+    from budgetctx.selectors._base import _REGISTRY
+
+    mmr = get_selector("mmr")
+    assert get_selector("MMR") is mmr and get_selector("mmr:lambda_=0.7") is not mmr
+    assert get_selector("mmr", lambda_=0.5).params()["lambda_"] == 0.5
+    with pytest.raises(FrozenInstanceError):
+        mmr.lambda_ = 0.1  # type: ignore[misc]
+    tfidf = get_representation("tfidf")  # not frozen: fit() sets its vectorizer
+    assert get_representation("tfidf") is not tfidf
+    reg = _registry()
+    assert reg.create("plain") is not reg.create("plain")  # a caller's class
+    # a factory replaced under the same name is used at once
+    original = _REGISTRY._factories["mmr"]
+    try:
+        _REGISTRY._factories["mmr"] = lambda: "replaced"  # type: ignore[assignment,return-value]
+        assert get_selector("mmr") == "replaced"
+    finally:
+        _REGISTRY._factories["mmr"] = original
+    assert get_selector("mmr") == mmr
