@@ -53,8 +53,8 @@ reversing the list moved the effect. Now: every contender is warmed before any t
 repeats walk a balanced order (:func:`balanced_orders`: a Williams design, shuffled with a fixed
 ``--seed``), in which each contender holds each position, and follows each other contender,
 equally often over a full cycle of orders; and each timed call comes right after an untimed
-call of the same contender on the same input (``--no-rewarm`` to time the switch too), which
-follows a garbage collection, so every contender is timed from the same state: its own warm one.
+call of the same contender on the same input (``--no-rewarm`` to time the switch too), so
+every contender is timed from the same state: its own warm one.
 ``--reverse`` reverses the contender lists, to check that the cells do not move.
 
     PYTHONPATH=src python benchmarks/bench_peers.py --released /path/to/ACL_budget_paper
@@ -69,7 +69,6 @@ released pair without ``--released``, is left out with a note.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import json
 import math
@@ -376,9 +375,9 @@ def measure(args: argparse.Namespace, root: Path) -> list[dict[str, Any]]:
                     check[n] = (tok.count(out), reruns)
                 for r in range(args.repeats):
                     for n in (names[i] for i in orders[r % len(orders)]):
-                        # the same state for all: a collection, then the contender's own
-                        # call (a collection walks the heap, which leaves the caches cold)
-                        gc.collect()
+                        # the same state for all: right after the contender's own call (no
+                        # forced collection: one before the pair made every call 10-50 %
+                        # slower, Python-heavy ones most)
                         if not args.no_rewarm:
                             runs[n](text, budget)
                         c, w = time.process_time(), time.perf_counter()
