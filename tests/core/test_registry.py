@@ -150,3 +150,29 @@ def test_only_budgetctx_frozen_scalar_components_are_shared() -> None:
     finally:
         _REGISTRY._factories["mmr"] = original
     assert get_selector("mmr") == mmr
+
+
+def test_slotted_or_mutable_dataclasses_are_not_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import dataclass, field
+
+    from budgetctx._core import registry
+
+    @dataclass(frozen=True, slots=True)
+    class Slotted:
+        n: int = 1
+
+    @dataclass(frozen=True)
+    class Holding:
+        table: dict[str, int] = field(default_factory=dict)
+
+    @dataclass(frozen=True)
+    class Plain:
+        n: int = 1
+        pair: tuple[int, int] = (1, 2)
+
+    for cls in (Slotted, Holding, Plain):
+        monkeypatch.setattr(cls, "__module__", "budgetctx.fake")
+    assert not registry._immutable(Slotted()) and not registry._immutable(Holding())
+    assert registry._immutable(Plain())
+    monkeypatch.setattr(Plain, "__module__", "callers.own")
+    assert not registry._immutable(Plain())

@@ -65,10 +65,13 @@ def _immutable(value: object) -> bool:
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or not cls.__module__.startswith("budgetctx."):
         return False
+    attributes = getattr(value, "__dict__", None)
+    if attributes is None:  # slots: not shared (none of budgetctx's components has them)
+        return False
     return all(
         isinstance(v, _SCALARS)
         or (isinstance(v, tuple) and all(isinstance(x, _SCALARS) for x in v))
-        for v in vars(value).values()
+        for v in attributes.values()
     )
 
 
