@@ -1,7 +1,8 @@
 """Name -> component registries.
 
 A registry maps a name to a factory. Factories are called with keyword options, so
-``get_selector("mmr", lambda_=0.5)`` builds a fresh configured instance. Unknown names raise
+``get_selector("mmr", lambda_=0.5)`` builds a fresh configured instance (a name without options
+gives one shared instance when nothing about it can change: see ``_immutable``). Unknown names raise
 :class:`UnknownComponentError`, which lists the valid names; anything that is neither a name nor
 an instance of the registry's protocol (``None``, a number, a tokenizer given as a selector)
 raises :class:`InvalidParameterError` naming the parameter (``selector``, ``tokenizer``, ...).
