@@ -39,15 +39,28 @@ work another one is spared:
   budget at or above the number of units, and the scaling is exact in binary floating point.
 
 Documents are bench_floor.py's (gov_report inputs cut to ~2k/16k/64k tokens; MTSamples notes at
-2k). Every repeat runs all contenders on the same document and budget in a rotated order,
-interleaved in one process, so machine load hits all alike; cells are medians of process CPU
-time (all threads: the BLAS library's second thread is paid) and of wall time, and the table is
+2k). Every repeat runs all contenders on the same document and budget, interleaved in one
+process, so machine load hits all alike; cells are medians of process CPU time (all threads:
+the BLAS library's second thread is paid) and of wall time, and the table is
 ``median(budgetctx) / median(peer)``: below 1 budgetctx is faster. Informational: nothing is
 asserted; every context's tokens are checked against B and printed.
+
+Order cannot bias a cell (session 6, part K). A rotated order, which this benchmark used
+before, keeps each contender behind the same one, and a call's time depends on what ran just
+before it: the contender listed first, after the last of the other family (budgetctx counts
+with its own encoder, the peers with tiktoken's), was always the slowest, peers included, and
+reversing the list moved the effect. Now: every contender is warmed before any timing; the
+repeats walk a balanced order (:func:`balanced_orders`: a Williams design, shuffled with a fixed
+``--seed``), in which each contender holds each position, and follows each other contender,
+equally often over a full cycle of orders; and each timed call comes right after an untimed
+call of the same contender on the same input (``--no-rewarm`` to time the switch too), so
+every contender is timed from the same state: its own warm one.
+``--reverse`` reverses the contender lists, to check that the cells do not move.
 
     PYTHONPATH=src python benchmarks/bench_peers.py --released /path/to/ACL_budget_paper
     PYTHONPATH=src python benchmarks/bench_peers.py --released DIR --sizes 2k --repeats 9
     PYTHONPATH=src python benchmarks/bench_peers.py --peers pyversity:mmr submodlib:facility
+    PYTHONPATH=src python benchmarks/bench_peers.py --released DIR --sizes 2k --reverse
 
 Needs the ``peers`` extra (pyversity, submodlib-py); a peer whose package is missing, or the
 released pair without ``--released``, is left out with a note.
@@ -60,6 +73,7 @@ import importlib
 import json
 import math
 import os
+import random
 import re
 import statistics
 import sys
@@ -119,6 +133,35 @@ def render_within(
 def cost_scale(budget: int) -> float:
     """A power of two at most ``1 / (budget + 1)``: token costs times it stay exact floats."""
     return 2.0 ** -math.ceil(math.log2(budget + 1))
+
+
+def balanced_orders(n: int, seed: int = 0) -> list[list[int]]:
+    """Orders of ``n`` contenders in which each holds each position, and follows each other
+    contender, equally often: a Williams design (``n`` orders for even ``n``, ``2n`` for odd),
+    its rows and its labels shuffled with ``seed`` so that no contender is favoured by the
+    list it was given in.
+
+    >>> sorted(map(tuple, balanced_orders(3)))
+    [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+    """
+    if n <= 1:
+        return [list(range(n))]
+    first = [0]
+    lo, hi = 1, n - 1
+    while len(first) < n:
+        first.append(lo)
+        lo += 1
+        if len(first) < n:
+            first.append(hi)
+            hi -= 1
+    rows = [[(x + i) % n for x in first] for i in range(n)]
+    if n % 2:
+        rows += [row[::-1] for row in rows]
+    rng = random.Random(seed)
+    label = list(range(n))
+    rng.shuffle(label)
+    rng.shuffle(rows)
+    return [[label[x] for x in row] for row in rows]
 
 
 def ratio_rows(
@@ -310,8 +353,14 @@ def measure(args: argparse.Namespace, root: Path) -> list[dict[str, Any]]:
     encode = floor_fn(tok)  # tiktoken's own o200k encode_ordinary: the peers' counter
     runs = contenders(args, encode)
     names = list(runs)
+    orders = balanced_orders(len(names), args.seed)
     rows: list[dict[str, Any]] = []
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    if args.repeats % len(orders):
+        print(
+            f"note: {args.repeats} repeats are not a multiple of the {len(orders)} balanced "
+            "orders, so the positions are nearly, not exactly, balanced"
+        )
     for label in args.sizes:
         docs = documents(root, tok, label)
         for doc_name, text in docs if args.all_documents else docs[:1]:
@@ -325,8 +374,12 @@ def measure(args: argparse.Namespace, root: Path) -> list[dict[str, Any]]:
                     out, reruns = runs[n](text, budget)
                     check[n] = (tok.count(out), reruns)
                 for r in range(args.repeats):
-                    shift = r % len(names)
-                    for n in names[shift:] + names[:shift]:
+                    for n in (names[i] for i in orders[r % len(orders)]):
+                        # the same state for all: right after the contender's own call (no
+                        # forced collection: one before the pair made every call 10-50 %
+                        # slower, Python-heavy ones most)
+                        if not args.no_rewarm:
+                            runs[n](text, budget)
                         c, w = time.process_time(), time.perf_counter()
                         runs[n](text, budget)
                         cpu[n].append(time.process_time() - c)
@@ -403,9 +456,20 @@ def main() -> int:
         default="cpu",
         help="the clock of the per-stage lines (cpu: process time, steadier on a busy machine)",
     )
+    p.add_argument("--seed", type=int, default=0, help="the shuffle of the balanced orders")
+    p.add_argument(
+        "--reverse", action="store_true", help="reverse --ours and --peers (an order check)"
+    )
+    p.add_argument(
+        "--no-rewarm",
+        action="store_true",
+        help="time each call right after the previous contender's (the switch is paid too)",
+    )
     p.add_argument("--out", type=Path, help="write the medians as JSON")
     p.add_argument("--load", type=Path, help="print the tables of a saved --out")
     args = p.parse_args()
+    if args.reverse:
+        args.ours, args.peers = args.ours[::-1], args.peers[::-1]
     if args.load:
         rows = json.loads(args.load.read_text())
     else:

@@ -75,3 +75,19 @@ def test_each_installed_peer_reaches_a_context_within_the_budget(
     kept = out.split(bench.SEPARATOR)
     assert all(k in text for k in kept)  # whole sentences of the note, nothing made up
     assert bench.make_simple(peer, encode)("Short. Note.", budget) == ("Short. Note.", 0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7])
+def test_balanced_orders_give_each_contender_each_position_and_predecessor_alike(
+    bench: ModuleType, n: int
+) -> None:
+    # a rotated order keeps each contender behind the same one, which biased the cells
+    from collections import Counter
+
+    orders = bench.balanced_orders(n, seed=5)
+    assert all(sorted(o) == list(range(n)) for o in orders)
+    positions = Counter((x, i) for o in orders for i, x in enumerate(o))
+    assert len(positions) == n * n and len(set(positions.values())) == 1
+    follows = Counter((o[i - 1], o[i]) for o in orders for i in range(1, n))
+    assert len(follows) == n * (n - 1) and len(set(follows.values())) <= 1
+    assert orders == bench.balanced_orders(n, seed=5)  # a fixed seed, a fixed walk

@@ -220,3 +220,36 @@ def test_a_deferred_context_stays_frozen_and_replaceable(sample_note: str) -> No
     other = dataclasses.replace(ctx, budget=200_000)
     assert other.units == ctx.units and other.budget == 200_000
     assert repr(ctx).startswith("Context(text=")
+
+
+class _MaybeRouter:
+    """A caller's class whose instances are routers only when given a ``route``."""
+
+    tokenizer = None
+
+    def __init__(self, *, routes: bool) -> None:
+        if routes:
+            self.route = lambda stats, budget: _always_lead(stats)
+
+
+def _always_lead(stats: Any) -> Any:
+    from budgetctx import RouteDecision
+
+    return RouteDecision("lead", "always", "always lead", stats)
+
+
+@pytest.mark.parametrize("budget", [4, 400])
+def test_a_callers_router_is_recognised_per_instance(budget: int) -> None:
+    # session 6, part K: whether an object is a Router is remembered per class only for
+    # budgetctx's own classes; a caller's instance is checked each time
+    from budgetctx import InvalidParameterError
+    from budgetctx.build._pipeline import _ROUTER_CLASSES, _is_router
+    from budgetctx.selectors import MMRSelector
+
+    text = "Chest pain. Troponin negative. Discharged home."
+    assert build_context(text, budget, selector=_MaybeRouter(routes=True)).selector == "lead"
+    with pytest.raises(InvalidParameterError, match="'selector' parameter"):
+        build_context(text, budget, selector=_MaybeRouter(routes=False))  # type: ignore[arg-type]
+    assert _MaybeRouter not in _ROUTER_CLASSES
+    assert not _is_router(MMRSelector()) and _ROUTER_CLASSES[MMRSelector] is False
+    assert not _is_router("auto")

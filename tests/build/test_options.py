@@ -141,3 +141,38 @@ def test_every_component_reports_its_fields_as_params() -> None:
     for name in budgetctx.list_unitizers():
         unit = budgetctx.get_unitizer(name)
         assert unit.name == name
+
+
+def test_defaults_are_checked_once_and_every_other_value_each_time() -> None:
+    # session 6, part K: a field left at its default is not re-checked on every call; each
+    # default passes its rule unchanged (checked once), and a value equal to it, or not, is
+    # still checked and refused with the same message
+    from budgetctx.build._options import _CHECKED
+
+    defaults = {f.name: f.default for f in dataclasses.fields(BuildOptions)}
+    assert {name for name, _, _ in _CHECKED} == set(RULES) - {"budget"}
+    assert all(d is defaults[name] for name, _, d in _CHECKED)
+    header = "".join(["[{", "id}]"])  # equal to the default, another object
+    assert BuildOptions(document_header=header).document_header == "[{id}]"
+    with pytest.raises(InvalidParameterError, match="'document_header'"):
+        BuildOptions(document_header="[{nope}]")
+    with pytest.raises(InvalidParameterError, match="'order' parameter of build_context"):
+        build_context("Chest pain.", 10, order="".join(["rand", "om"]))  # type: ignore[arg-type]
+
+
+def test_a_selector_registered_at_run_time_is_found_by_name() -> None:
+    from budgetctx.selectors import LeadSelector, register_selector
+    from budgetctx.selectors._base import _REGISTRY
+
+    text = "Chest pain. Troponin negative. Discharged home."
+    with pytest.raises(budgetctx.UnknownComponentError):
+        build_context(text, 6, selector="lead_k_test")
+    register_selector("lead_k_test", LeadSelector)
+    try:
+        assert (
+            build_context(text, 6, selector="lead_k_test").text
+            == build_context(text, 6, selector="lead").text
+        )
+        assert build_context(text, 400, selector="lead_k_test").selector == "lead"
+    finally:
+        del _REGISTRY._factories["lead_k_test"]

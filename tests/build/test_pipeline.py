@@ -312,6 +312,24 @@ def test_lone_surrogate_is_an_input_error_naming_the_offset() -> None:
     assert info.value.value == 6
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["é \udfff then \ud800", "\U0001f600\udc00", "日本\ud83d", "\ud83d\ude00 a pair", "Ünïcode"],
+)
+def test_non_ascii_text_is_refused_exactly_where_it_holds_a_lone_surrogate(text: str) -> None:
+    # session 6, part K: strict UTF-8 decides whether to look for one (a C loop), the regex
+    # finds the first (two surrogates in a row are two lone ones in a str; U+1F600 is none)
+    from budgetctx.build._pipeline import _SURROGATE, validate_text
+
+    first = _SURROGATE.search(text)
+    if first is None:
+        assert validate_text(text) is text
+        return
+    with pytest.raises(InputError, match=f"offset {first.start()}:") as info:
+        validate_text(text)
+    assert info.value.value == first.start()
+
+
 def test_empty_context_reason_is_true_to_the_options() -> None:
     """F14: with truncate=True the reason must not advise passing truncate=True."""
     flags = "\U0001f1fa\U0001f1f8\U0001f1ec\U0001f1e7 \U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea"

@@ -127,3 +127,36 @@ def test_frozen_rules_satisfy_the_constraint_protocol() -> None:
     # frozen dataclass fields are read-only: the protocol's fix must be read-only too (mypy)
     rules: list[Constraint] = [Interval(float), OneOf(("a",)), Boolean(), NoneOr(Boolean())]
     assert [r.fix for r in rules] == ["", "", "", ""]
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    weight: float = 1  # an int default: the rule makes it a float, so it is checked every time
+    mode: str = "fast"
+    _constraints: ClassVar[Mapping[str, Constraint]] = {
+        "weight": Interval(float, 0, None),
+        "mode": Predicate(lambda v: v in ("fast", "slow"), "'fast' or 'slow'"),
+    }
+
+    def __post_init__(self) -> None:
+        validate_fields(self)
+
+
+def test_validate_fields_skips_only_defaults_that_pass_unchanged() -> None:
+    # fields left at their default are not re-checked on each instance (session 6, part K);
+    # a default its rule converts still is, and every other value is
+    assert isinstance(_Defaults().weight, float) and _Defaults().weight == 1.0
+    assert _Defaults(mode="".join(["sl", "ow"])).mode == "slow"
+    assert _Defaults(mode="".join(["fa", "st"])).mode == "fast"  # equal to the default
+    with pytest.raises(InvalidParameterError, match="'mode' parameter of _Defaults"):
+        _Defaults(mode="medium")
+    with pytest.raises(InvalidParameterError, match="'weight' parameter of _Defaults"):
+        _Defaults(weight=-1.0)
+
+
+def test_validate_fields_reads_rules_changed_at_run_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _Defaults().mode == "fast"  # the default's check remembered under the old rules
+    strict = {"mode": Predicate(lambda v: v == "slow", "'slow'")}
+    monkeypatch.setattr(_Defaults, "_constraints", strict)
+    with pytest.raises(InvalidParameterError, match=r"must be 'slow'\. Got 'fast'"):
+        _Defaults()

@@ -1,7 +1,8 @@
 """Name -> component registries.
 
 A registry maps a name to a factory. Factories are called with keyword options, so
-``get_selector("mmr", lambda_=0.5)`` builds a fresh configured instance. Unknown names raise
+``get_selector("mmr", lambda_=0.5)`` builds a fresh configured instance (a name without options
+gives one shared instance when nothing about it can change: see ``_immutable``). Unknown names raise
 :class:`UnknownComponentError`, which lists the valid names; anything that is neither a name nor
 an instance of the registry's protocol (``None``, a number, a tokenizer given as a selector)
 raises :class:`InvalidParameterError` naming the parameter (``selector``, ``tokenizer``, ...).
@@ -52,6 +53,29 @@ def _is_instance(value: object, base: type[Any]) -> bool:
     return isinstance(value, base) and not isinstance(value, type)
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _immutable(value: object) -> bool:
+    """Whether ``value`` is one of budgetctx's frozen dataclasses whose fields are all scalars
+    or tuples of scalars: nothing about it can change, so one instance serves every call that
+    names it without options (a component is built on every call: ~2 us each, and their
+    fields' checks). A caller's class, or one holding a mapping, a model or a cache, is
+    built every time."""
+    cls = type(value)
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or not cls.__module__.startswith("budgetctx."):
+        return False
+    attributes = getattr(value, "__dict__", None)
+    if attributes is None:  # slots: not shared (none of budgetctx's components has them)
+        return False
+    return all(
+        isinstance(v, _SCALARS)
+        or (isinstance(v, tuple) and all(isinstance(x, _SCALARS) for x in v))
+        for v in attributes.values()
+    )
+
+
 class Registry(Generic[T]):
     """A small, explicit name -> factory mapping for one kind of component.
 
@@ -69,6 +93,9 @@ class Registry(Generic[T]):
         self._base = base
         self._factories: dict[str, Callable[..., T]] = {}
         self._aliases: dict[str, str] = {}
+        #: per name, the factory and the instance it made without options, when that instance
+        #: is immutable (see _immutable): every later call would make an equal one
+        self._shared: dict[str, tuple[Callable[..., T], T]] = {}
 
     def _owner(self) -> str:
         return f"get_{self.kind}"
@@ -103,6 +130,7 @@ class Registry(Generic[T]):
         self._factories[key] = factory
         for alias in aliases:
             self._aliases[alias.lower()] = key
+        self._shared.clear()
 
     def names(self) -> list[str]:
         return sorted(self._factories)
@@ -115,7 +143,22 @@ class Registry(Generic[T]):
         return key
 
     def create(self, name: str, /, **options: Any) -> T:
-        factory = self._factories[self.canonical(name)]
+        key = self.canonical(name)
+        factory = self._factories[key]
+        if not options:  # the common case: only the required options can be missing
+            shared = self._shared.get(key)
+            if shared is not None and shared[0] is factory:
+                return shared[1]
+            if _required_options(factory):
+                self._check_options(name, factory, options)
+            made = factory()
+            if _immutable(made):
+                self._shared[key] = (factory, made)
+            return made
+        self._check_options(name, factory, options)
+        return factory(**options)
+
+    def _check_options(self, name: str, factory: Callable[..., T], options: dict[str, Any]) -> None:
         accepted = _accepted_options(factory)
         unknown = sorted(set(options) - set(accepted)) if accepted is not None else []
         if unknown:
@@ -133,7 +176,6 @@ class Registry(Generic[T]):
                 parameter=f"{self.kind}_options",
                 value=sorted(missing),
             )
-        return factory(**options)
 
     def resolve(self, spec: str | T, /, **options: Any) -> T:
         """Accept a name or an instance; names are built with ``options``."""

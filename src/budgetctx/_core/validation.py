@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, Literal, Protocol
 
 from budgetctx._errors import InvalidParameterError
@@ -37,6 +37,7 @@ __all__ = [
     "OneOf",
     "Predicate",
     "check",
+    "is_default",
     "short_repr",
     "validate",
     "validate_fields",
@@ -294,8 +295,44 @@ def validate_fields(obj: Any) -> None:
         def __post_init__(self) -> None:
             validate_fields(self)
     """
-    rules: Mapping[str, Constraint] = type(obj)._constraints
-    present = {f.name for f in fields(obj)}
+    cls = type(obj)
+    rules: Mapping[str, Constraint] = cls._constraints
+    plan = _PLANS.get(cls)
+    if plan is None or plan[0] is not rules:
+        plan = _PLANS[cls] = (rules, _plan(cls, rules))
+    for name, rule, default in plan[1]:
+        value = getattr(obj, name)
+        if not is_default(value, default):
+            object.__setattr__(obj, name, check(cls.__name__, name, value, rule))
+
+
+def is_default(value: object, default: object) -> bool:
+    """``value`` is ``default``, or a str equal to it (a caller's literal is often another
+    object than the declaration's); the rules read a str's value, not its identity."""
+    return value is default or (type(value) is str and value == default)
+
+
+#: per class: its rules, and (name, rule, the default when it passes unchanged) to check
+_PLANS: dict[type, tuple[Mapping[str, Constraint], tuple[tuple[str, Constraint, object], ...]]] = {}
+
+
+def _plan(cls: type, rules: Mapping[str, Constraint]) -> tuple[tuple[str, Constraint, object], ...]:
+    """What :func:`validate_fields` checks on ``cls``: each field with a rule, in the rules'
+    order, and its default where the rule accepts it unchanged, so that a field left at its
+    default (the same object) is not checked again on every instance (components are built
+    on every call)."""
+    defaults = {f.name: f.default for f in fields(cls)}
+    plan = []
     for name, rule in rules.items():
-        if name in present:
-            object.__setattr__(obj, name, check(type(obj).__name__, name, getattr(obj, name), rule))
+        if name not in defaults:
+            continue
+        default = defaults[name]
+        try:
+            passes = default is not MISSING and check(cls.__name__, name, default, rule) is default
+        except InvalidParameterError:
+            passes = False
+        plan.append((name, rule, default if passes else _NEVER))
+    return tuple(plan)
+
+
+_NEVER = object()  # no field's value is this: always checked

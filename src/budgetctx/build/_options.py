@@ -38,6 +38,7 @@ from budgetctx._core.validation import (
     OneOf,
     Predicate,
     check,
+    is_default,
 )
 from budgetctx._errors import InvalidParameterError
 from budgetctx.build._documents import check_header_template
@@ -183,11 +184,14 @@ class BuildOptions:
     owner: InitVar[str] = "BuildOptions"
 
     def __post_init__(self, owner: str) -> None:
-        for f in fields(self):
-            rule = f.metadata.get("rule")
-            if rule is not None:
-                object.__setattr__(self, f.name, check(owner, f.name, getattr(self, f.name), rule))
-        check_header_template(self.document_header)
+        # A value that is its field's default object is skipped: each default was checked once,
+        # below the class, and passes its rule unchanged (most calls leave most options alone).
+        for name, rule, default in _CHECKED:
+            value = getattr(self, name)
+            if not is_default(value, default):
+                object.__setattr__(self, name, check(owner, name, value, rule))
+        if not is_default(self.document_header, _DEFAULT_HEADER):
+            check_header_template(self.document_header)
 
     def replace(self, **changes: Any) -> BuildOptions:
         """A copy with ``changes``, checked like any other."""
@@ -211,6 +215,27 @@ class BuildOptions:
 
 
 _DEFAULTS = {f.name: f.default for f in fields(BuildOptions)}
+
+
+def _default_passes(name: str, rule: Constraint, default: object) -> bool:
+    try:
+        return check("BuildOptions", name, default, rule) is default
+    except InvalidParameterError:  # pragma: no cover - every default is valid
+        return False
+
+
+#: (name, rule, the default when it passes its rule unchanged, else a value no option is)
+_CHECKED: tuple[tuple[str, Constraint, object], ...] = tuple(
+    (
+        f.name,
+        f.metadata["rule"],
+        f.default if _default_passes(f.name, f.metadata["rule"], f.default) else object(),
+    )
+    for f in fields(BuildOptions)
+    if "rule" in f.metadata
+)
+_DEFAULT_HEADER: str | None = BuildOptions.document_header
+check_header_template(_DEFAULT_HEADER)
 #: The options that preparing a document reads.
 _PREPARE = (
     "tokenizer",
