@@ -111,6 +111,28 @@ def test_what_does_not_fit_is_prepared_at_once(sample_note: str, calls: dict[str
     assert not _deferred(ctx) and [calls["encoded"].count(t) for t in several] == [1, 1]
 
 
+def test_the_count_first_encoding_is_timed_as_counting(
+    sample_note: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A document that does not fit: its first encoding, made before preparing, is part of
+    # the context's "count" and of its totals (it was, when preparing made it).
+    import time
+
+    from budgetctx.build import _pipeline
+
+    real = _pipeline.whole_text
+
+    def slow(*args: Any, **kw: Any) -> Any:
+        time.sleep(0.05)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(_pipeline, "whole_text", slow)
+    ctx = build_context(sample_note, 200, selector="lead")
+    assert not _deferred(ctx)
+    assert ctx.timings_ms["count"] >= 50
+    assert ctx.timings_ms["total"] >= ctx.timings_ms["count"] + ctx.timings_ms["unitize"]
+
+
 def test_pins_and_blank_input_take_the_full_path(sample_note: str) -> None:
     ctx = build_context(sample_note, 100_000, pin="allergies")
     assert not _deferred(ctx) and any(u.pinned for u in ctx.units)

@@ -456,7 +456,9 @@ class _Checked:
     """One call's input validated and components resolved, by the count-first exit, for the
     preparation that follows when the input does not fit (or its units are read): ``text`` or
     ``docs`` as :func:`_validate_documents` gives them, and each document's count and
-    encoding (:func:`~budgetctx.build._prepare.encode_texts`) when it was counted."""
+    encoding (:func:`~budgetctx.build._prepare.encode_texts`) when it was counted;
+    ``count_ms`` and ``elapsed_ms``, what that counting and the whole exit took, which the
+    preparation's ``count`` and ``prepare`` timings include (they did that work before)."""
 
     text: str | None
     docs: list[Document] | None
@@ -464,6 +466,8 @@ class _Checked:
     unitizer: Unitizer
     representation: Representation
     encoded: list[Encoded] | None
+    count_ms: float = 0.0
+    elapsed_ms: float = 0.0
 
 
 def _prepare(
@@ -550,7 +554,8 @@ def _prepare(
         # count of the combined text, made only when the parts say it might (see _fits).
         documents_tokens = tuple(own_totals)
         doc_tokens = sum(documents_tokens) + sum(tok.count_batch(list(leads)))
-    timings["count"] = _ms(t)
+    # the documents' first encoding, made by the count-first exit, is part of counting
+    timings["count"] = _ms(t) + (checked.count_ms if checked is not None else 0.0)
     # The units are encoded (TF-IDF rows, relevance, kernel) on first use, not here: lead,
     # shuffled and a document that fits whole read none of it (issue 27).
     own_units = [u for d in document_segmentations for u in d.units]
@@ -585,7 +590,7 @@ def _prepare(
             features = UnitFeatures(r, features.kernel, features.relevance_source, features.X)
         return features
 
-    timings["prepare"] = _ms(t_start)
+    timings["prepare"] = _ms(t_start) + (checked.elapsed_ms if checked is not None else 0.0)
     return PreparedDocument(
         text=text,
         segmentation=seg,
@@ -796,10 +801,10 @@ def _whole_if_fits(
         header=opts.document_header,
         document_separator=opts.document_separator,
     )
-    checked = _Checked(text, docs, tok, unit, rep, encoded)
+    count_ms = _ms(t)
+    checked = _Checked(text, docs, tok, unit, rep, encoded, count_ms, _ms(t_start))
     if whole is None:
         return None, checked
-    count_ms = _ms(t)
     router = chosen if _is_router(chosen) else None
     if router is not None:
         check_tokenizer(router, tok.name)
