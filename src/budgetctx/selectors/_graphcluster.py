@@ -12,7 +12,7 @@ from budgetctx._core.component import Component
 from budgetctx._core.validation import Constraint, Interval
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._marginal import MarginalScore
-from budgetctx.selectors._priors import allowed_units
+from budgetctx.selectors._priors import MMR_SCORE_RULES, allowed_units
 
 __all__ = ["GraphClusterSelector"]
 
@@ -50,14 +50,7 @@ class GraphClusterSelector(Component, name="graphcluster"):
         "threshold": Interval(
             float, 0, 1, closed="right", fix="it is the cosine that links two units; try 0.5."
         ),
-        "lambda_": Interval(float, 0, 1, fix="1 is pure relevance, 0 pure novelty; try 0.7."),
-        "cost_exponent": Interval(
-            float, 0, 1, fix="0 ignores unit length, 1 ranks by score per token."
-        ),
-        "position_decay": Interval(
-            float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
-        ),
-        "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
+        **MMR_SCORE_RULES,
     }
 
     def select(self, problem: SelectionProblem) -> Selection:

@@ -17,6 +17,7 @@ from budgetctx.selectors._priors import (
     DEFAULT_COST_EXPONENT,
     DEFAULT_MIN_UNIT_TOKENS,
     DEFAULT_POSITION_DECAY,
+    MMR_SCORE_RULES,
     allowed_units,
 )
 
@@ -60,14 +61,7 @@ class HierarchicalSelector(Component, name="hierarchical"):
             fix="it is the share of the budget spent on anchors before context is added "
             "around them; try 0.75.",
         ),
-        "lambda_": Interval(float, 0, 1, fix="1 is pure relevance, 0 pure novelty; try 0.7."),
-        "cost_exponent": Interval(
-            float, 0, 1, fix="0 ignores unit length, 1 ranks by score per token."
-        ),
-        "position_decay": Interval(
-            float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
-        ),
-        "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
+        **MMR_SCORE_RULES,
     }
 
     def select(self, problem: SelectionProblem) -> Selection:

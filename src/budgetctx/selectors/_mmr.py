@@ -10,13 +10,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from budgetctx._core.component import Component
-from budgetctx._core.validation import Constraint, Interval
+from budgetctx._core.validation import Constraint
 from budgetctx.representations._features import DenseKernel
 from budgetctx.selectors._base import Selection, SelectionProblem
 from budgetctx.selectors._priors import (
     DEFAULT_COST_EXPONENT,
     DEFAULT_MIN_UNIT_TOKENS,
     DEFAULT_POSITION_DECAY,
+    MMR_SCORE_RULES,
     allowed_units,
     unit_weights,
 )
@@ -51,14 +52,7 @@ class MMRSelector(Component, name="mmr"):
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "salience": SALIENCE_OPTION,
-        "lambda_": Interval(float, 0, 1, fix="1 is pure relevance, 0 pure novelty; try 0.7."),
-        "cost_exponent": Interval(
-            float, 0, 1, fix="0 ignores unit length, 1 ranks by score per token."
-        ),
-        "position_decay": Interval(
-            float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
-        ),
-        "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
+        **MMR_SCORE_RULES,
     }
 
     def select(self, problem: SelectionProblem) -> Selection:

@@ -14,6 +14,7 @@ from budgetctx.selectors._base import Selection, SelectionProblem, greedy_fill
 from budgetctx.selectors._priors import (
     DEFAULT_MIN_UNIT_TOKENS,
     DEFAULT_POSITION_DECAY,
+    PRIOR_RULES,
     unit_weights,
 )
 from budgetctx.selectors._salience import SALIENCE_OPTION, with_salience
@@ -105,10 +106,7 @@ class SlidingSelector(Component, name="sliding"):
 
     _constraints: ClassVar[Mapping[str, Constraint]] = {
         "salience": SALIENCE_OPTION,
-        "position_decay": Interval(
-            float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
-        ),
-        "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
+        **PRIOR_RULES,
     }
 
     def select(self, problem: SelectionProblem) -> Selection:

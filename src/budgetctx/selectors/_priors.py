@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from budgetctx._core.validation import Constraint, Interval
 from budgetctx.selectors._base import SelectionProblem
 
 __all__ = [
@@ -44,6 +45,23 @@ __all__ = [
 DEFAULT_COST_EXPONENT = 0.25
 DEFAULT_POSITION_DECAY = 0.01
 DEFAULT_MIN_UNIT_TOKENS = 5
+
+#: Rules for the lead prior and the fragment rule, shared by every selector that has them.
+PRIOR_RULES: dict[str, Constraint] = {
+    "position_decay": Interval(
+        float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
+    ),
+    "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
+}
+#: Rules for MMR's score (relevance less redundancy, per cost ** cost_exponent) and its priors:
+#: MMR, and hierarchical and graphcluster, which rank their candidates by it.
+MMR_SCORE_RULES: dict[str, Constraint] = {
+    "lambda_": Interval(float, 0, 1, fix="1 is pure relevance, 0 pure novelty; try 0.7."),
+    "cost_exponent": Interval(
+        float, 0, 1, fix="0 ignores unit length, 1 ranks by score per token."
+    ),
+    **PRIOR_RULES,
+}
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]

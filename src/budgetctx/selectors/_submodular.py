@@ -15,6 +15,7 @@ from budgetctx.selectors._priors import (
     DEFAULT_COST_EXPONENT,
     DEFAULT_MIN_UNIT_TOKENS,
     DEFAULT_POSITION_DECAY,
+    PRIOR_RULES,
     allowed_units,
     unit_weights,
 )
@@ -41,10 +42,7 @@ _GREEDY_OPTIONS: Mapping[str, Constraint] = {
         1,
         fix="1 is the cost-scaled greedy with a guarantee, 0 ignores unit length.",
     ),
-    "position_decay": Interval(
-        float, 0, None, fix="0 means no lead prior; 0.03 halves a unit's weight every 23 units."
-    ),
-    "min_unit_tokens": Interval(int, 0, None, fix="0 keeps every unit; e.g. 4 drops 'OK .'."),
+    **PRIOR_RULES,
 }
 
 
