@@ -308,7 +308,11 @@ def validate_fields(obj: Any) -> None:
 
 def is_default(value: object, default: object) -> bool:
     """``value`` is ``default``, or a str equal to it (a caller's literal is often another
-    object than the declaration's); the rules read a str's value, not its identity."""
+    object than the declaration's); the rules read a str's value, not its identity.
+
+    >>> is_default("mmr", "".join(["m", "mr"])), is_default(0.5, 0.5), is_default(1, 1.0)
+    (True, True, False)
+    """
     return value is default or (type(value) is str and value == default)
 
 
