@@ -9,10 +9,13 @@ so every context is exact and ``"\\n"``-joined). Scores are ROUGE-1 F1 with the 
 
 budgetctx's selectors run as ``prepare`` does by default (the clinical profile applied where
 it finds its sections, issue 22); the peers' rank orders fill the same units without the
-profile's pins. L-Eval tasks are scored once per document, with no query (the first
-instruction/summary pair; ``quality_grid.py --per-document``); PubMedQA keeps its question.
-sumy is benchmark-only: ``pip install sumy`` (it needs no nltk data here: words come from a
-regex, sentences are budgetctx's units).
+profile's pins. With ``--peer-pins`` each peer is also run with the same pins as budgetctx
+(``sumy-lsa+pins``...: the pinned units first, then the ranker's order in the budget they
+leave), so that a document the profile pins is compared under the same constraint (on one
+without pins the two columns are equal). L-Eval tasks are scored once per document, with no
+query (the first instruction/summary pair; ``quality_grid.py --per-document``); PubMedQA
+keeps its question. sumy is benchmark-only: ``pip install sumy`` (it needs no nltk data
+here: words come from a regex, sentences are budgetctx's units).
 
 Every per-example score is kept, with each context's reference-free run-time features
 (:func:`budgetctx.router.context_divergence`), so that routers can be evaluated
@@ -81,8 +84,13 @@ class Ranked:
         return {}
 
     def select(self, problem: SelectionProblem) -> Selection:
-        order, gains, overflow = greedy_fill(problem.tracker(), self.order, None)
-        return Selection(tuple(order), tuple(gains), overflow)
+        order: Sequence[int] = self.order
+        if problem.positions is not None:
+            # the units left once pinned ones are kept: the rank order, in their ids
+            local = {int(p): i for i, p in enumerate(problem.positions)}
+            order = [local[u] for u in self.order if u in local]
+        kept, gains, overflow = greedy_fill(problem.tracker(), order, None)
+        return Selection(tuple(kept), tuple(gains), overflow)
 
 
 class _Words:
@@ -221,9 +229,11 @@ def run(
     configs: dict[str, dict[str, Any]],
     checkpoint: Path | None = None,
     cache_dir: Path | None = None,
+    peer_pins: bool = False,
 ) -> dict[str, Any]:
     """``configs``: label -> prepare() options for extra budgetctx configurations, whose
-    selectors are reported as ``label/selector``."""
+    selectors are reported as ``label/selector``. ``peer_pins``: also run each peer with
+    budgetctx's pins (``sumy-NAME+pins``)."""
     from budgetctx.router._divergence import context_divergence
     from budgetctx.unitizers._turns import turn_statistics
 
@@ -281,6 +291,10 @@ def run(
                         warnings.simplefilter("ignore", BudgetCtxWarning)
                         plain = prepare(ex.document, query=ex.query, profile=None)
                 methods += [(f"sumy-{p}", plain, Ranked(orders[p], p)) for p in peers]
+                if peer_pins:
+                    methods += [
+                        (f"sumy-{p}+pins", base, Ranked(orders[p], f"{p}+pins")) for p in peers
+                    ]
             cache: dict[tuple[int, str], float] = {}
             for name, doc, sel in methods:
                 for b in budgets:
@@ -354,6 +368,11 @@ def main() -> None:
         "--sumy-cache", type=Path, help="keep the sumy rankings here (by hash of the units)"
     )
     ap.add_argument("--load", type=Path, help="print the table of a saved result")
+    ap.add_argument(
+        "--peer-pins",
+        action="store_true",
+        help="also run each peer with budgetctx's pins (columns sumy-NAME+pins)",
+    )
     args = ap.parse_args()
     if args.load:
         result = json.loads(args.load.read_text())
@@ -378,6 +397,7 @@ def main() -> None:
             configs=configs,
             checkpoint=args.out,
             cache_dir=args.sumy_cache,
+            peer_pins=args.peer_pins,
         )
         if args.out:
             args.out.write_text(json.dumps(result))

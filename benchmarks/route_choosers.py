@@ -120,7 +120,8 @@ def _counts(texts: Sequence[str], *, content: bool, n: int) -> Any:
 def term_matrices(X: Any, texts: Sequence[str]) -> dict[str, Any]:
     """Unit x term matrices a chooser may read: three from the TF-IDF rows (free at run
     time) and six from a second pass over the words."""
-    X = sparse.csr_matrix(X, dtype=np.float64)
+    # a small document's rows are budgetctx's own CSR arrays (representations._csr)
+    X = sparse.csr_matrix(X.to_scipy() if hasattr(X, "to_scipy") else X, dtype=np.float64)
     nnz = np.diff(X.indptr)
     sums = np.asarray(X.sum(axis=1)).ravel()
     presence = X.copy()

@@ -94,6 +94,13 @@ def test_cli_route_eval_lodo(tmp_path: Any) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "held-out dataset" in result.stdout and (out / "lodo.json").is_file()
+    assert "| sumy-lsa |" in result.stdout.splitlines()[0] + " |"
+    # --peers names the rivals: Lead alone here, so no sumy column
+    result = CliRunner().invoke(
+        app, ["route-eval", str(grid), "--lodo", "--selectors", "mmr,rcd", "--peers", "lead"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "sumy-lsa" not in result.stdout and "| lead |" in result.stdout.splitlines()[0] + " |"
 
 
 def test_goal_count_leaves_option_variants_out_of_the_rivals() -> None:
@@ -115,3 +122,19 @@ def test_goal_count_leaves_option_variants_out_of_the_rivals() -> None:
     )
     line = next(x for x in md.splitlines() if x.startswith("- budget router"))
     assert "in 0 of 1 cells (1 counting selectors at their defaults" in line
+
+
+@pytest.mark.slow
+def test_peers_are_the_rivals_named_and_a_missing_one_is_an_error(tmp_path: Any) -> None:
+    grid = _grid()
+    for by_method in grid["scores"].values():
+        # the same ranker run with budgetctx's pins, far better here: it becomes the rival
+        by_method["sumy-lsa+pins"] = {b: [0.9] * 6 for b in ("256", "512")}
+    peers = ("lead", "sumy-lsa+pins")
+    report = lodo_route_eval(grid, candidates=("lead", "mmr"), peers=peers, out_dir=tmp_path)
+    row = report.rows[0]
+    assert "sumy-lsa+pins" in row.systems and "sumy-lsa" not in row.systems
+    assert not goal(row, "mmr", ["lead", "mmr", *peers])
+    assert "sumy-lsa+pins" in report.markdown
+    with pytest.raises(InvalidParameterError, match=r"sumy-lsa\+pin'.*--peer-pins"):
+        lodo_route_eval(grid, candidates=("lead", "mmr"), peers=("lead", "sumy-lsa+pin"))

@@ -286,6 +286,15 @@ def route_eval_cmd(
             "one, score the one left out, for each dataset in turn."
         ),
     ] = False,
+    peers: Annotated[
+        str | None,
+        typer.Option(
+            help="With --lodo: the rivals besides the candidates (comma-separated columns of "
+            "the grid; default Lead and the three sumy rankers), e.g. "
+            "'lead,sumy-lsa+pins,sumy-lexrank+pins,sumy-sumbasic+pins' for the peers run "
+            "with budgetctx's pins (peer_grid.py --peer-pins)."
+        ),
+    ] = None,
 ) -> None:
     """Routers vs fixed selectors vs oracle bounds on the held-out test split."""
     from budgetctx.eval import route_eval
@@ -295,11 +304,13 @@ def route_eval_cmd(
     if lodo:
         from budgetctx.eval._lodo import lodo_route_eval
 
+        rivals = {} if peers is None else {"peers": tuple(filter(None, peers.split(",")))}
         result = lodo_route_eval(
             json.loads(run.read_text(encoding="utf-8")),
             # A peer-grid result has no run rows to follow: the paper's three by default.
             candidates=tuple(split_selector_specs(selectors or "lead,mmr,rcd")),
             out_dir=out,
+            **rivals,
         )
         typer.echo(result.markdown)
         typer.echo("\n".join(result.files), err=True)

@@ -32,7 +32,7 @@ from budgetctx.eval._calibrate import (
 from budgetctx.eval.metrics import bootstrap_ci
 from budgetctx.router import Router
 
-__all__ = ["LodoReport", "LodoRow", "grid_instances", "lodo_route_eval"]
+__all__ = ["DEFAULT_PEERS", "LodoReport", "LodoRow", "grid_instances", "lodo_route_eval"]
 
 #: A policy picks one candidate per instance; it is fitted on the calibration instances.
 Policy = Callable[[Sequence[Instance]], Callable[[Instance], str]]
@@ -137,16 +137,35 @@ def default_policies(
     }
 
 
+#: The rivals besides the candidates, when the grid has them: Lead and the sumy rankers.
+DEFAULT_PEERS = ("lead", "sumy-lsa", "sumy-lexrank", "sumy-sumbasic")
+
+
 def lodo_route_eval(
     result: Mapping[str, Any],
     *,
     candidates: Sequence[str],
-    peers: Sequence[str] = ("lead", "sumy-lsa", "sumy-lexrank", "sumy-sumbasic"),
+    peers: Sequence[str] | None = None,
     policies: Mapping[str, Policy] | None = None,
     out_dir: str | Path | None = None,
     seed: int = 0,
 ) -> LodoReport:
-    """Calibrate each policy on every dataset but one, score it on the one left out."""
+    """Calibrate each policy on every dataset but one, score it on the one left out.
+
+    ``peers``: the rivals besides the candidates; by default Lead and the sumy rankers the
+    grid has. Named peers must be columns of the grid."""
+    columns = {c for by_method in result["scores"].values() for c in by_method}
+    if peers is None:
+        peers = [p for p in DEFAULT_PEERS if p in columns]
+    absent = [p for p in peers if p not in columns]
+    if absent:
+        raise InvalidParameterError(
+            f"The grid has no scores of the peers {absent}; its columns are "
+            f"{sorted(columns)}. Name peers among them, or run peer_grid.py with --peer-pins "
+            "for the '+pins' peers.",
+            parameter="peers",
+            value=absent,
+        )
     insts, divergence = grid_instances(result, candidates)
     pols = dict(policies or default_policies(candidates, divergence))
     datasets = list(result["scores"])
@@ -194,7 +213,7 @@ def lodo_route_eval(
             json.dumps([r.to_dict() for r in rows], indent=1), encoding="utf-8"
         )
         files = [str(out / "lodo.md"), str(out / "lodo.json")]
-        files.append(str(_figure(rows, out, routers=list(pols))))
+        files.append(str(_figure(rows, out, routers=list(pols), peers=peers)))
     return LodoReport(tuple(rows), md, tuple(files))
 
 
@@ -254,7 +273,9 @@ def markdown(
     return "\n".join(lines) + "\n"
 
 
-def _figure(rows: Sequence[LodoRow], out: Path, *, routers: Sequence[str]) -> Path:
+def _figure(
+    rows: Sequence[LodoRow], out: Path, *, routers: Sequence[str], peers: Sequence[str]
+) -> Path:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -265,7 +286,9 @@ def _figure(rows: Sequence[LodoRow], out: Path, *, routers: Sequence[str]) -> Pa
     for ax, budget in zip(axes, budgets, strict=True):
         rs = [r for r in rows if r.budget == budget]
         x = np.arange(len(rs))
-        names = [*routers, "best fixed (oracle choice)", "sumy-lsa", "lead"]
+        # the first sumy ranker given (with or without budgetctx's pins) stands for the peers
+        lsa = next((p for p in peers if p.startswith("sumy-")), "sumy-lsa")
+        names = [*routers, "best fixed (oracle choice)", lsa, "lead"]
         width = 0.8 / len(names)
         for k, name in enumerate(names):
             est = np.array([r.systems.get(name, (np.nan, np.nan, np.nan)) for r in rs])
