@@ -304,13 +304,12 @@ def route_eval_cmd(
     if lodo:
         from budgetctx.eval._lodo import lodo_route_eval
 
-        rivals = {} if peers is None else {"peers": tuple(filter(None, peers.split(",")))}
         result = lodo_route_eval(
             json.loads(run.read_text(encoding="utf-8")),
             # A peer-grid result has no run rows to follow: the paper's three by default.
             candidates=tuple(split_selector_specs(selectors or "lead,mmr,rcd")),
+            peers=None if peers is None else tuple(filter(None, map(str.strip, peers.split(",")))),
             out_dir=out,
-            **rivals,
         )
         typer.echo(result.markdown)
         typer.echo("\n".join(result.files), err=True)
