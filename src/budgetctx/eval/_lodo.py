@@ -286,9 +286,11 @@ def _figure(
     for ax, budget in zip(axes, budgets, strict=True):
         rs = [r for r in rows if r.budget == budget]
         x = np.arange(len(rs))
-        # the first sumy ranker given (with or without budgetctx's pins) stands for the peers
+        # the first sumy ranker given (with or without budgetctx's pins) stands for the peers;
+        # the bundled router's own column is drawn when the grid's was passed
         lsa = next((p for p in peers if p.startswith("sumy-")), "sumy-lsa")
-        names = [*routers, "best fixed (oracle choice)", lsa, "lead"]
+        shipped = ["auto"] if any("auto" in r.systems for r in rs) else []
+        names = [*routers, *shipped, "best fixed (oracle choice)", lsa, "lead"]
         width = 0.8 / len(names)
         for k, name in enumerate(names):
             est = np.array([r.systems.get(name, (np.nan, np.nan, np.nan)) for r in rs])
