@@ -63,14 +63,7 @@ class GraphClusterSelector(Component, name="graphcluster"):
             return Selection((), ())
         from scipy.sparse.csgraph import connected_components  # heavy: imported when used
 
-        marginal = MarginalScore(
-            problem,
-            tracker,
-            lambda_=self.lambda_,
-            cost_exponent=self.cost_exponent,
-            position_decay=self.position_decay,
-            min_unit_tokens=self.min_unit_tokens,
-        )
+        marginal = MarginalScore.of(self, problem, tracker)
         r = marginal.relevance
         keep = allowed_units(problem, min_unit_tokens=self.min_unit_tokens)
         graph = problem.features.kernel.pairs_above(self.threshold)
@@ -82,9 +75,7 @@ class GraphClusterSelector(Component, name="graphcluster"):
         gains: list[float] = []
 
         def take(e: int) -> None:
-            gains.append(float(marginal.scores(np.array([e]))[0]))
-            tracker.add(e)
-            marginal.take(e)
+            gains.append(marginal.keep(e))
             order.append(e)
 
         # each component's units, in document order (one stable sort, not a scan per component)

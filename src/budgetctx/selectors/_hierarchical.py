@@ -67,14 +67,7 @@ class HierarchicalSelector(Component, name="hierarchical"):
     def select(self, problem: SelectionProblem) -> Selection:
         n = problem.n
         tracker = problem.tracker()
-        marginal = MarginalScore(
-            problem,
-            tracker,
-            lambda_=self.lambda_,
-            cost_exponent=self.cost_exponent,
-            position_decay=self.position_decay,
-            min_unit_tokens=self.min_unit_tokens,
-        )
+        marginal = MarginalScore.of(self, problem, tracker)
         keep = allowed_units(problem, min_unit_tokens=self.min_unit_tokens)
         may_anchor = np.ones(n, dtype=bool) if keep is None else keep
         order: list[int] = []
@@ -83,9 +76,7 @@ class HierarchicalSelector(Component, name="hierarchical"):
         overflow: int | None = None
 
         def take(e: int) -> None:
-            gains.append(float(marginal.scores(np.array([e]))[0]))
-            tracker.add(e)
-            marginal.take(e)
+            gains.append(marginal.keep(e))
             order.append(e)
             frontier.discard(e)
             for nb in (e - 1, e + 1):

@@ -21,9 +21,19 @@ min_unit_tokens=0`` is plain relevance, so a selector keeps its old choices exac
 >>> m.take(0)
 >>> int(m.best(np.array([1, 2])))
 2
+
+:meth:`MarginalScore.keep` also charges the unit to the budget and returns its score:
+
+>>> t = p.tracker()
+>>> m = MarginalScore(p, t, lambda_=0.5, cost_exponent=0.0, position_decay=0.0,
+...                   min_unit_tokens=0)
+>>> m.keep(0), t.remaining, round(float(m.scores(np.array([1]))[0]), 2)
+(0.45, 8, -0.05)
 """
 
 from __future__ import annotations
+
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,14 +42,41 @@ from budgetctx.representations._features import DenseKernel
 from budgetctx.selectors._base import BudgetTracker, SelectionProblem
 from budgetctx.selectors._priors import unit_weights
 
-__all__ = ["MarginalScore"]
+__all__ = ["MarginalScore", "ScoreOptions"]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 
+class ScoreOptions(Protocol):
+    """The options that define the score: a selector that ranks by it has them as fields."""
+
+    @property
+    def lambda_(self) -> float: ...
+    @property
+    def cost_exponent(self) -> float: ...
+    @property
+    def position_decay(self) -> float: ...
+    @property
+    def min_unit_tokens(self) -> int: ...
+
+
 class MarginalScore:
     """Relevance minus redundancy to the kept units, for any subset of candidates."""
+
+    @classmethod
+    def of(
+        cls, options: ScoreOptions, problem: SelectionProblem, tracker: BudgetTracker
+    ) -> MarginalScore:
+        """The score that ``options`` (a selector's fields) define, on ``problem``."""
+        return cls(
+            problem,
+            tracker,
+            lambda_=options.lambda_,
+            cost_exponent=options.cost_exponent,
+            position_decay=options.position_decay,
+            min_unit_tokens=options.min_unit_tokens,
+        )
 
     def __init__(
         self,
@@ -91,6 +128,13 @@ class MarginalScore:
         if len(units) == 0:
             return None
         return int(units[int(np.argmax(self.ranked(units)))])
+
+    def keep(self, e: int) -> float:
+        """Keep ``e``: charge it to the budget and :meth:`take` it. Returns its score before."""
+        gain = float(self.scores(np.array([e]))[0])
+        self._tracker.add(e)
+        self.take(e)
+        return gain
 
     def take(self, e: int) -> None:
         """Record ``e`` as kept: later scores count their similarity to it."""
